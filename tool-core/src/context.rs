@@ -1,0 +1,78 @@
+//! The context a caller supplies: values that `#[ctx]` parameters receive.
+
+use std::any::{Any, TypeId, type_name};
+use std::collections::HashMap;
+use std::fmt;
+
+/// A typed map of values that tools receive through `#[ctx]` parameters, one value per
+/// type: a workspace handle, a database pool, the caller's credentials.
+///
+/// ```
+/// # use toolwright_core::Context;
+/// struct Workspace { root: std::path::PathBuf }
+/// let ctx = Context::new().with(Workspace { root: "/tmp".into() });
+/// assert!(ctx.get::<Workspace>().is_some());
+/// ```
+#[derive(Default)]
+pub struct Context {
+    values: HashMap<TypeId, (&'static str, Box<dyn Any + Send + Sync>)>,
+}
+
+impl Context {
+    /// An empty context.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `value`, replacing a value of the same type.
+    pub fn with<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.insert(value);
+        self
+    }
+
+    /// Adds `value`, returning the value of the same type it replaces.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) -> Option<T> {
+        self.values
+            .insert(TypeId::of::<T>(), (type_name::<T>(), Box::new(value)))
+            .and_then(|(_, old)| old.downcast().ok().map(|boxed| *boxed))
+    }
+
+    /// The value of type `T`, if one was supplied.
+    pub fn get<T: 'static>(&self) -> Option<&T> {
+        self.values
+            .get(&TypeId::of::<T>())
+            .and_then(|(_, value)| value.downcast_ref())
+    }
+
+    /// Whether a value of the given type was supplied.
+    pub fn contains(&self, ty: &ContextType) -> bool {
+        self.values.contains_key(&ty.id)
+    }
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names: Vec<_> = self.values.values().map(|(name, _)| *name).collect();
+        names.sort_unstable();
+        f.debug_struct("Context").field("types", &names).finish()
+    }
+}
+
+/// A type a tool needs from the [`Context`]: what `#[ctx]` parameters ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ContextType {
+    /// The type's id, to look it up.
+    pub id: TypeId,
+    /// The type's name, for error messages.
+    pub name: &'static str,
+}
+
+impl ContextType {
+    /// The context type `T`.
+    pub fn of<T: 'static>() -> Self {
+        Self {
+            id: TypeId::of::<T>(),
+            name: type_name::<T>(),
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! The runtime of toolwright: the schema model, tool specs, effect classes, the context
+//! that `#[ctx]` parameters receive, and the `Tool` trait that `#[tool]` implements.
+//!
+//! Depend on the `toolwright` facade rather than on this crate directly.
+
+mod context;
+mod effect;
+mod error;
+pub mod schema;
+mod spec;
+mod tool;
+
+#[doc(hidden)]
+pub mod private;
+
+pub use context::{Context, ContextType};
+pub use effect::{Annotations, Effect};
+pub use error::{ErrorKind, Problem, ToolError};
+pub use schema::{SchemaGenerator, ToolSchema};
+pub use spec::{ToolSpec, is_valid_tool_name};
+pub use tool::{Arguments, Tool, ToolFuture, ToolOutput};

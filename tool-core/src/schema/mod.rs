@@ -1,0 +1,210 @@
+//! The schema side of a tool: the [`ToolSchema`] trait, the [`SchemaGenerator`] that
+//! collects named types into `$defs`, and small helpers that build JSON Schema 2020-12.
+//!
+//! The canonical schema is plain JSON ([`serde_json::Value`]) in the 2020-12 dialect:
+//! every later step (validation, the provider lowerings) reads that one document, and a
+//! schema that came from somewhere else (a hand-written tool, the official test suite)
+//! goes through the same code.
+
+mod std_impls;
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{Map, Value};
+
+pub use std_impls::MapKey;
+
+/// A type that can be a tool argument: it knows its own JSON Schema.
+///
+/// Implemented for the std types in the README's table and derived for your own types
+/// with `#[derive(ToolSchema)]` (which reads serde's attributes, so the schema matches how
+/// the value deserializes).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool argument: it has no JSON Schema",
+    label = "`{Self}` does not implement `ToolSchema`",
+    note = "derive it on your type: `#[derive(serde::Deserialize, toolwright::ToolSchema)]`, or use a supported type (see \"Supported types\" in the toolwright README)"
+)]
+pub trait ToolSchema {
+    /// The schema of this type. Use `generator` for the schemas of inner types, so that
+    /// named types land in `$defs` once and recursion terminates.
+    fn tool_schema(generator: &mut SchemaGenerator) -> Value;
+
+    /// A name for `$defs`. Types that return `Some` are referenced with `$ref` instead of
+    /// being inlined; std types return `None`.
+    fn schema_name() -> Option<Cow<'static, str>> {
+        None
+    }
+
+    /// A globally unique id for a named type (its module path and name), so two types
+    /// named alike in different modules get two `$defs` entries.
+    fn schema_id() -> Cow<'static, str> {
+        Cow::Borrowed(std::any::type_name::<Self>())
+    }
+
+    /// `true` when an absent value deserializes (as `None`): such an argument or field is
+    /// not listed in `required`.
+    const OPTIONAL: bool = false;
+}
+
+/// Collects the schemas of named types into `$defs` while a root schema is built.
+#[derive(Debug, Default)]
+pub struct SchemaGenerator {
+    defs: BTreeMap<String, Value>,
+    /// schema id → the key it got in `defs`
+    keys: HashMap<String, String>,
+}
+
+impl SchemaGenerator {
+    /// A generator with no definitions yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The schema to embed for `T`: a `$ref` for named types (defining them on first
+    /// use), the inline schema otherwise.
+    pub fn subschema_for<T: ToolSchema + ?Sized>(&mut self) -> Value {
+        let Some(name) = T::schema_name() else {
+            return T::tool_schema(self);
+        };
+        let id = T::schema_id();
+        if let Some(key) = self.keys.get(id.as_ref()) {
+            return reference(key);
+        }
+        let key = self.unique_key(&name);
+        self.keys.insert(id.into_owned(), key.clone());
+        // A placeholder first, so a recursive type finds its own key and stops.
+        self.defs.insert(key.clone(), Value::Bool(true));
+        let schema = T::tool_schema(self);
+        self.defs.insert(key.clone(), schema);
+        reference(&key)
+    }
+
+    fn unique_key(&self, name: &str) -> String {
+        let taken = |key: &str| self.defs.contains_key(key);
+        if !taken(name) {
+            return name.to_owned();
+        }
+        (2..)
+            .map(|n| format!("{name}{n}"))
+            .find(|key| !taken(key))
+            .expect("an unbounded range always yields a free key")
+    }
+
+    /// Attaches the collected `$defs` to `root` (an object schema) and returns it.
+    pub fn into_root(self, mut root: Map<String, Value>) -> Value {
+        if !self.defs.is_empty() {
+            root.insert("$defs".into(), Value::Object(self.defs.into_iter().collect()));
+        }
+        Value::Object(root)
+    }
+
+    /// The whole schema of `T` as a standalone document: its `$defs` at the root.
+    pub fn root_schema_for<T: ToolSchema + ?Sized>() -> Value {
+        let mut generator = Self::new();
+        let schema = T::tool_schema(&mut generator);
+        let root = match schema {
+            Value::Object(map) => map,
+            Value::Bool(true) => Map::new(),
+            other => {
+                let mut map = Map::new();
+                map.insert("allOf".into(), Value::Array(vec![other]));
+                map
+            }
+        };
+        generator.into_root(root)
+    }
+}
+
+fn reference(key: &str) -> Value {
+    let mut map = Map::new();
+    map.insert("$ref".into(), Value::String(format!("#/$defs/{key}")));
+    Value::Object(map)
+}
+
+/// `schema` widened to also accept `null`, in the simplest form that says so:
+/// `"type": [T, "null"]` where the schema has one `type`, `anyOf` otherwise.
+pub fn nullable(schema: Value) -> Value {
+    let Value::Object(mut map) = schema else {
+        // `true` accepts null already; `false` becomes "only null".
+        return if schema == Value::Bool(true) { schema } else { serde_json::json!({"type": "null"}) };
+    };
+    if map.is_empty() {
+        return Value::Object(map);
+    }
+    let simple = !map.contains_key("$ref")
+        && !map.contains_key("const")
+        && !map.contains_key("anyOf")
+        && !map.contains_key("oneOf")
+        && !map.contains_key("allOf");
+    match map.get("type") {
+        Some(Value::String(ty)) if simple => {
+            let ty = ty.clone();
+            map.insert("type".into(), serde_json::json!([ty, "null"]));
+            if let Some(Value::Array(values)) = map.get_mut("enum") {
+                values.push(Value::Null);
+            }
+            Value::Object(map)
+        }
+        Some(Value::Array(types)) if simple && types.iter().any(|t| t == "null") => Value::Object(map),
+        _ => serde_json::json!({"anyOf": [Value::Object(map), {"type": "null"}]}),
+    }
+}
+
+/// Merges `keywords` into `schema`: used for an argument's or a field's description,
+/// constraints and default. A `$ref` keeps its siblings (allowed since 2019-09).
+pub fn with_keywords<'a>(
+    schema: Value,
+    keywords: impl IntoIterator<Item = (&'a str, Value)>,
+) -> Value {
+    let mut map = match schema {
+        Value::Object(map) => map,
+        Value::Bool(true) => Map::new(),
+        other => {
+            let mut map = Map::new();
+            map.insert("allOf".into(), Value::Array(vec![other]));
+            map
+        }
+    };
+    for (key, value) in keywords {
+        map.insert(key.to_owned(), value);
+    }
+    Value::Object(map)
+}
+
+/// Builds the schema of an object from its properties, in the order they are added.
+#[derive(Debug, Default)]
+pub struct ObjectSchema {
+    properties: Map<String, Value>,
+    required: Vec<Value>,
+}
+
+impl ObjectSchema {
+    /// An object with no properties yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a property; `required` lists it in `required`.
+    pub fn property(&mut self, name: &str, schema: Value, required: bool) -> &mut Self {
+        self.properties.insert(name.to_owned(), schema);
+        if required {
+            self.required.push(Value::String(name.to_owned()));
+        }
+        self
+    }
+
+    /// The object schema; `closed` adds `additionalProperties: false`.
+    pub fn build(self, closed: bool) -> Map<String, Value> {
+        let mut map = Map::new();
+        map.insert("type".into(), "object".into());
+        map.insert("properties".into(), Value::Object(self.properties));
+        if !self.required.is_empty() {
+            map.insert("required".into(), Value::Array(self.required));
+        }
+        if closed {
+            map.insert("additionalProperties".into(), Value::Bool(false));
+        }
+        map
+    }
+}

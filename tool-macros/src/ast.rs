@@ -1,0 +1,184 @@
+//! The model of one `#[tool]` function: what the checks read and the expansion writes
+//! from. Spans are kept so every error lands on the user's token.
+
+use proc_macro2::{Ident, Span};
+use quote::format_ident;
+use syn::spanned::Spanned;
+use syn::{FnArg, GenericArgument, ItemFn, Pat, PathArguments, ReturnType, Type};
+
+use crate::attr::{ArgOptions, ToolOptions, parse_param_attrs};
+use crate::docs::{self, Docs};
+use crate::errors::Errors;
+
+/// One annotated function.
+pub struct ToolFn<'a> {
+    pub item: &'a ItemFn,
+    pub options: ToolOptions,
+    pub docs: Docs,
+    /// The name the model calls the tool by.
+    pub name: String,
+    pub name_span: Span,
+    /// The companion unit struct: the function's name in PascalCase.
+    pub companion: Ident,
+    pub params: Vec<Param<'a>>,
+    pub output: Output<'a>,
+}
+
+/// One parameter of the function.
+pub struct Param<'a> {
+    /// The parameter's name; `None` when its pattern is not a plain name.
+    pub ident: Option<Ident>,
+    pub pat: &'a Pat,
+    pub ty: &'a Type,
+    pub options: ArgOptions,
+    pub ctx: Option<Span>,
+    pub arg_attr: Option<Span>,
+    /// `///` on the parameter.
+    pub docs: Docs,
+    /// The name on the wire: `#[arg(rename)]`, or the identifier without `r#`.
+    pub wire_name: String,
+    pub wire_span: Span,
+}
+
+/// What the function returns, as the generated code converts it.
+pub enum Output<'a> {
+    /// `()`, or no return type.
+    Unit,
+    /// A `Result<T, E>` (any path ending in `Result`): `Ok` is the output, `Err` an error.
+    Result { ok: &'a Type, span: Span },
+    /// Any other type, serialized.
+    Value(&'a Type),
+}
+
+impl<'a> ToolFn<'a> {
+    pub fn from_item(item: &'a ItemFn, options: ToolOptions, errors: &Errors) -> Self {
+        let fn_name = item.sig.ident.to_string();
+        let fn_name = fn_name.strip_prefix("r#").unwrap_or(&fn_name).to_owned();
+        let (name, name_span) = match &options.name {
+            Some(name) => ((**name).clone(), name.span()),
+            None => (fn_name.clone(), item.sig.ident.span()),
+        };
+        let params = item
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                FnArg::Typed(typed) => Some(Param::from_pat_type(typed, errors)),
+                FnArg::Receiver(_) => None,
+            })
+            .collect();
+        ToolFn {
+            item,
+            docs: docs::parse(&item.attrs),
+            name,
+            name_span,
+            companion: format_ident!("{}", pascal_case(&fn_name), span = item.sig.ident.span()),
+            params,
+            output: Output::from_return(&item.sig.output),
+            options,
+        }
+    }
+
+    pub fn is_async(&self) -> bool {
+        self.item.sig.asyncness.is_some()
+    }
+
+    /// The description for the model: `#[tool(description)]`, else the doc comment.
+    pub fn description(&self) -> &str {
+        match &self.options.description {
+            Some(description) => description.trim(),
+            None => &self.docs.text,
+        }
+    }
+
+    /// The parameters the model fills in (all but `#[ctx]`).
+    pub fn args(&self) -> impl Iterator<Item = &Param<'a>> {
+        self.params.iter().filter(|param| param.ctx.is_none())
+    }
+
+    /// A parameter's description: `#[arg(description)]`, then `///` on the parameter,
+    /// then the function's `# Arguments` entry.
+    pub fn arg_description(&self, param: &Param<'_>) -> Option<String> {
+        if let Some(description) = &param.options.description {
+            return Some(description.clone());
+        }
+        if !param.docs.text.is_empty() {
+            return Some(param.docs.text.clone());
+        }
+        let ident = param.ident.as_ref()?.to_string();
+        let ident = ident.strip_prefix("r#").unwrap_or(&ident);
+        self.docs
+            .args
+            .iter()
+            .find(|doc| doc.name == ident || doc.name == param.wire_name)
+            .map(|doc| doc.text.clone())
+            .filter(|text| !text.is_empty())
+    }
+}
+
+impl<'a> Param<'a> {
+    fn from_pat_type(typed: &'a syn::PatType, errors: &Errors) -> Self {
+        let attrs = parse_param_attrs(&typed.attrs, errors);
+        let ident = match &*typed.pat {
+            Pat::Ident(pat) if pat.subpat.is_none() && pat.by_ref.is_none() => Some(pat.ident.clone()),
+            _ => None,
+        };
+        let (wire_name, wire_span) = match (&attrs.options.rename, &ident) {
+            (Some(rename), _) => ((**rename).clone(), rename.span()),
+            (None, Some(ident)) => {
+                let name = ident.to_string();
+                (name.strip_prefix("r#").unwrap_or(&name).to_owned(), ident.span())
+            }
+            (None, None) => (String::new(), typed.pat.span()),
+        };
+        Param {
+            ident,
+            pat: &typed.pat,
+            ty: &typed.ty,
+            options: attrs.options,
+            ctx: attrs.ctx,
+            arg_attr: attrs.arg,
+            docs: docs::parse(&typed.attrs),
+            wire_name,
+            wire_span,
+        }
+    }
+}
+
+impl<'a> Output<'a> {
+    fn from_return(output: &'a ReturnType) -> Self {
+        let ty = match output {
+            ReturnType::Default => return Output::Unit,
+            ReturnType::Type(_, ty) => &**ty,
+        };
+        match ty {
+            Type::Tuple(tuple) if tuple.elems.is_empty() => Output::Unit,
+            Type::Path(path) if path.qself.is_none() => {
+                let last = path.path.segments.last();
+                match last.map(|segment| (&segment.ident, &segment.arguments)) {
+                    Some((ident, PathArguments::AngleBracketed(args))) if ident == "Result" => {
+                        match args.args.first() {
+                            Some(GenericArgument::Type(ok)) => Output::Result { ok, span: ty.span() },
+                            _ => Output::Value(ty),
+                        }
+                    }
+                    _ => Output::Value(ty),
+                }
+            }
+            _ => Output::Value(ty),
+        }
+    }
+}
+
+/// `search_files` → `SearchFiles`.
+pub fn pascal_case(snake: &str) -> String {
+    snake
+        .split('_')
+        .filter(|word| !word.is_empty())
+        .map(|word| {
+            let mut chars = word.chars();
+            let first = chars.next().map(|c| c.to_ascii_uppercase());
+            first.into_iter().chain(chars).collect::<String>()
+        })
+        .collect()
+}

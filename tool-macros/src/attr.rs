@@ -1,0 +1,223 @@
+//! The grammar of `#[tool(...)]`, `#[arg(...)]` and `#[ctx]`, declared with darling so
+//! unknown keys get "did you mean" for free.
+
+use darling::FromMeta;
+use darling::util::SpannedValue;
+use proc_macro2::{Span, TokenStream};
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, ExprLit, ExprUnary, Lit, Meta, UnOp};
+
+use crate::errors::Errors;
+
+/// `#[tool(...)]`.
+#[derive(Default, FromMeta)]
+pub struct ToolOptions {
+    pub name: Option<SpannedValue<String>>,
+    pub title: Option<String>,
+    pub description: Option<SpannedValue<String>>,
+    pub effect: Option<SpannedValue<String>>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+    #[darling(rename = "crate")]
+    pub krate: Option<syn::Path>,
+}
+
+/// `#[arg(...)]` on a tool parameter or a `ToolSchema` field.
+#[derive(Default, FromMeta)]
+pub struct ArgOptions {
+    pub description: Option<String>,
+    pub rename: Option<SpannedValue<String>>,
+    pub default: Option<Expr>,
+    pub minimum: Option<SpannedValue<Number>>,
+    pub maximum: Option<SpannedValue<Number>>,
+    pub exclusive_minimum: Option<SpannedValue<Number>>,
+    pub exclusive_maximum: Option<SpannedValue<Number>>,
+    pub multiple_of: Option<SpannedValue<Number>>,
+    pub min_length: Option<SpannedValue<u64>>,
+    pub max_length: Option<SpannedValue<u64>>,
+    pub pattern: Option<SpannedValue<String>>,
+    pub format: Option<SpannedValue<String>>,
+    pub min_items: Option<SpannedValue<u64>>,
+    pub max_items: Option<SpannedValue<u64>>,
+    #[darling(multiple, rename = "example")]
+    pub examples: Vec<Expr>,
+}
+
+/// The kind of value a constraint applies to; checked against the argument's type by
+/// a trait bound in the generated code.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ValueKind {
+    Number,
+    String,
+    Array,
+}
+
+/// One JSON Schema keyword an `#[arg]` constraint writes.
+pub struct Keyword {
+    /// The JSON Schema keyword (`minimum`).
+    pub keyword: &'static str,
+    /// What the user wrote it as (`minimum`), for messages.
+    pub key: &'static str,
+    pub value: KeywordValue,
+    pub kind: ValueKind,
+    pub span: Span,
+}
+
+pub enum KeywordValue {
+    Number(Number),
+    Unsigned(u64),
+    String(String),
+}
+
+impl ArgOptions {
+    /// The constraint keywords, in a stable order.
+    pub fn keywords(&self) -> Vec<Keyword> {
+        let mut keywords = Vec::new();
+        let numbers = [
+            ("minimum", "minimum", &self.minimum),
+            ("maximum", "maximum", &self.maximum),
+            ("exclusiveMinimum", "exclusive_minimum", &self.exclusive_minimum),
+            ("exclusiveMaximum", "exclusive_maximum", &self.exclusive_maximum),
+            ("multipleOf", "multiple_of", &self.multiple_of),
+        ];
+        for (keyword, key, value) in numbers {
+            if let Some(value) = value {
+                keywords.push(Keyword {
+                    keyword,
+                    key,
+                    value: KeywordValue::Number(**value),
+                    kind: ValueKind::Number,
+                    span: value.span(),
+                });
+            }
+        }
+        let counts = [
+            ("minLength", "min_length", &self.min_length, ValueKind::String),
+            ("maxLength", "max_length", &self.max_length, ValueKind::String),
+            ("minItems", "min_items", &self.min_items, ValueKind::Array),
+            ("maxItems", "max_items", &self.max_items, ValueKind::Array),
+        ];
+        for (keyword, key, value, kind) in counts {
+            if let Some(value) = value {
+                keywords.push(Keyword {
+                    keyword,
+                    key,
+                    value: KeywordValue::Unsigned(**value),
+                    kind,
+                    span: value.span(),
+                });
+            }
+        }
+        let strings = [("pattern", &self.pattern), ("format", &self.format)];
+        for (keyword, value) in strings {
+            if let Some(value) = value {
+                keywords.push(Keyword {
+                    keyword,
+                    key: keyword,
+                    value: KeywordValue::String((**value).clone()),
+                    kind: ValueKind::String,
+                    span: value.span(),
+                });
+            }
+        }
+        keywords
+    }
+}
+
+/// A number literal in an attribute: `1`, `-5`, `0.5`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Number {
+    Int(i128),
+    Float(f64),
+}
+
+impl Number {
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Number::Int(n) => n as f64,
+            Number::Float(n) => n,
+        }
+    }
+}
+
+impl FromMeta for Number {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let (negative, lit) = match expr {
+            Expr::Unary(ExprUnary { op: UnOp::Neg(_), expr, .. }) => (true, &**expr),
+            other => (false, other),
+        };
+        let sign = if negative { -1 } else { 1 };
+        let number = match lit {
+            Expr::Lit(ExprLit { lit: Lit::Int(int), .. }) => {
+                int.base10_parse::<i128>().map(|n| Number::Int(sign * n))
+            }
+            Expr::Lit(ExprLit { lit: Lit::Float(float), .. }) => {
+                float.base10_parse::<f64>().map(|n| Number::Float(sign as f64 * n))
+            }
+            Expr::Group(group) => return Self::from_expr(&group.expr),
+            _ => {
+                return Err(darling::Error::custom("expected a number literal, like `1` or `0.5`")
+                    .with_span(expr));
+            }
+        };
+        number.map_err(|error| darling::Error::custom(error).with_span(expr))
+    }
+}
+
+/// Parses `#[tool(...)]`'s arguments.
+pub fn parse_tool_options(args: TokenStream, errors: &Errors) -> ToolOptions {
+    let items = match darling::ast::NestedMeta::parse_meta_list(args) {
+        Ok(items) => items,
+        Err(error) => {
+            errors.push(error);
+            return ToolOptions::default();
+        }
+    };
+    ToolOptions::from_list(&items).unwrap_or_else(|error| {
+        errors.push_darling(error);
+        ToolOptions::default()
+    })
+}
+
+/// What toolwright reads from a parameter's or a field's attributes.
+#[derive(Default)]
+pub struct ParamAttrs {
+    pub options: ArgOptions,
+    /// The `#[ctx]` attribute, when present.
+    pub ctx: Option<Span>,
+    /// Span of the `#[arg]` attribute, when present.
+    pub arg: Option<Span>,
+}
+
+/// Reads `#[arg(...)]` and `#[ctx]` from `attrs`.
+pub fn parse_param_attrs(attrs: &[Attribute], errors: &Errors) -> ParamAttrs {
+    let mut parsed = ParamAttrs::default();
+    for attr in attrs {
+        if attr.path().is_ident("ctx") {
+            match &attr.meta {
+                Meta::Path(_) => parsed.ctx = Some(attr.span()),
+                other => errors.error_spanned_by(
+                    other,
+                    "`#[ctx]` takes no arguments: write `#[ctx] name: &Type`",
+                ),
+            }
+        } else if attr.path().is_ident("arg") {
+            if parsed.arg.is_some() {
+                errors.error_spanned_by(attr, "more than one `#[arg(...)]`: merge them into one");
+                continue;
+            }
+            parsed.arg = Some(attr.span());
+            match ArgOptions::from_meta(&attr.meta) {
+                Ok(options) => parsed.options = options,
+                Err(error) => errors.push_darling(error.with_span(attr)),
+            }
+        }
+    }
+    parsed
+}
+
+/// Whether `attr` is one toolwright reads from a parameter (and so removes from the
+/// function it re-emits).
+pub fn is_param_attr(attr: &Attribute) -> bool {
+    ["arg", "ctx", "doc"].iter().any(|name| attr.path().is_ident(name))
+}

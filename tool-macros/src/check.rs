@@ -1,0 +1,347 @@
+//! One function per rule. Every rule reports to the shared collector and never stops
+//! the others, so all of a function's mistakes show up in one build.
+
+use proc_macro2::Span;
+use syn::{FnArg, Pat, Safety, Type};
+
+use crate::ast::{Param, ToolFn};
+use crate::attr::{ArgOptions, KeywordValue, Number};
+use crate::errors::{Errors, closest};
+
+/// Effect classes, as written in `#[tool(effect = "...")]`.
+pub const EFFECTS: [&str; 5] = ["read_only", "write", "destructive", "external", "dynamic"];
+
+pub fn check_tool(tool: &ToolFn<'_>, errors: &Errors) {
+    check_signature(tool, errors);
+    check_name(tool, errors);
+    check_description(tool, errors);
+    check_effect(tool, errors);
+    check_argument_docs(tool, errors);
+    for param in &tool.params {
+        check_param_pattern(param, errors);
+        check_param_type(param, errors);
+        check_param_attrs(param, errors);
+        check_constraints(&param.options, errors);
+    }
+    check_wire_names(tool.args().map(|p| (p.wire_name.as_str(), p.wire_span)), errors);
+}
+
+/// The function must be one the companion can call: no receiver, generics, `unsafe`,
+/// `extern`, `const` or variadics.
+fn check_signature(tool: &ToolFn<'_>, errors: &Errors) {
+    let sig = &tool.item.sig;
+    if let Some(constness) = &sig.constness {
+        errors.error_spanned_by(constness, "#[tool] cannot go on a `const fn`: remove `const`");
+    }
+    if let Safety::Unsafe(token) = &sig.safety {
+        errors.error_spanned_by(
+            token,
+            "#[tool] cannot go on an `unsafe fn`: a model cannot uphold safety contracts; wrap the unsafe code in a safe function",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        errors.error_spanned_by(abi, "#[tool] cannot go on an `extern` function: remove the ABI");
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.error_spanned_by(variadic, "#[tool] cannot go on a variadic function: take a `Vec<T>` instead");
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errors.error_spanned_by(
+            &sig.generics,
+            "#[tool] functions cannot be generic: the schema is fixed at compile time; use concrete types (and `#[ctx] x: &T` for borrowed context)",
+        );
+    }
+    for input in &sig.inputs {
+        if let FnArg::Receiver(receiver) = input {
+            errors.error_spanned_by(
+                receiver,
+                "#[tool] goes on a free function, not a method: take the state you need as a context parameter, `#[ctx] state: &State`",
+            );
+        }
+    }
+}
+
+/// Every provider accepts `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
+fn check_name(tool: &ToolFn<'_>, errors: &Errors) {
+    let name = &tool.name;
+    let bytes = name.as_bytes();
+    let valid = matches!(bytes.first(), Some(b) if b.is_ascii_alphabetic() || *b == b'_')
+        && bytes.len() <= 64
+        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-');
+    if !valid {
+        errors.error_at(
+            tool.name_span,
+            format!(
+                "tool name `{name}` is not accepted by every provider: use 1 to 64 ASCII letters, digits, `_` or `-`, starting with a letter or `_` (for example `#[tool(name = \"{}\")]`)",
+                suggest_name(name)
+            ),
+        );
+    }
+}
+
+fn suggest_name(name: &str) -> String {
+    let mut suggestion: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .take(64)
+        .collect();
+    if !suggestion.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        suggestion.insert(0, '_');
+        suggestion.truncate(64);
+    }
+    suggestion
+}
+
+/// The model picks tools by their description: a tool without one is a bug.
+fn check_description(tool: &ToolFn<'_>, errors: &Errors) {
+    if tool.description().is_empty() {
+        let span = match &tool.options.description {
+            Some(description) => description.span(),
+            None => tool.item.sig.ident.span(),
+        };
+        errors.error_at(
+            span,
+            format!(
+                "tool `{}` has no description: the model chooses tools by it. Add a doc comment above the function (`/// What it does and when to use it.`) or `#[tool(description = \"...\")]`",
+                tool.name
+            ),
+        );
+    }
+}
+
+fn check_effect(tool: &ToolFn<'_>, errors: &Errors) {
+    let Some(effect) = &tool.options.effect else { return };
+    if EFFECTS.contains(&effect.as_str()) {
+        return;
+    }
+    let hint = match closest(effect, EFFECTS) {
+        Some(close) => format!("; did you mean \"{close}\"?"),
+        None => String::new(),
+    };
+    errors.error_at(
+        effect.span(),
+        format!(
+            "unknown effect \"{}\": use one of \"read_only\", \"write\", \"destructive\", \"external\", \"dynamic\"{hint}",
+            effect.as_str()
+        ),
+    );
+}
+
+/// A `# Arguments` entry must name a parameter that exists: a stale doc is a build error.
+fn check_argument_docs(tool: &ToolFn<'_>, errors: &Errors) {
+    let names: Vec<String> = tool
+        .params
+        .iter()
+        .filter_map(|p| p.ident.as_ref())
+        .map(|ident| ident.to_string().trim_start_matches("r#").to_owned())
+        .collect();
+    for doc in &tool.docs.args {
+        if names.contains(&doc.name) || tool.params.iter().any(|p| p.wire_name == doc.name) {
+            continue;
+        }
+        let hint = match closest(&doc.name, names.iter().map(String::as_str)) {
+            Some(close) => format!("; did you mean `{close}`?"),
+            None if names.is_empty() => "; the function takes no parameters".to_owned(),
+            None => format!("; the parameters are {}", quoted_list(&names)),
+        };
+        errors.error_at(
+            doc.span,
+            format!(
+                "the `# Arguments` section documents `{}`, which is not a parameter of `{}`{hint}",
+                doc.name, tool.item.sig.ident
+            ),
+        );
+    }
+}
+
+fn quoted_list(names: &[String]) -> String {
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
+fn check_param_pattern(param: &Param<'_>, errors: &Errors) {
+    if param.ident.is_some() {
+        return;
+    }
+    let message = match param.pat {
+        Pat::Wild(_) => "a tool parameter needs a name: the model fills arguments in by name".to_owned(),
+        _ => "a tool parameter must be a plain name, not a pattern: the model fills arguments in by name. Write `name: Type` and destructure inside the function".to_owned(),
+    };
+    errors.error_spanned_by(param.pat, message);
+}
+
+/// Arguments are owned values read from JSON; only `#[ctx]` parameters may borrow.
+fn check_param_type(param: &Param<'_>, errors: &Errors) {
+    if param.ctx.is_some() {
+        if let Type::Reference(reference) = param.ty
+            && let Some(mutability) = &reference.mutability
+        {
+            errors.error_spanned_by(
+                mutability,
+                "a `#[ctx]` parameter borrows shared context: take `&T`, and put a `Mutex` inside `T` if the tool must change it",
+            );
+        }
+        return;
+    }
+    visit_types(param.ty, &mut |ty| match ty {
+        Type::Reference(reference) => {
+            let owned = owned_suggestion(&reference.elem);
+            errors.error_spanned_by(
+                ty,
+                format!(
+                    "a tool argument cannot be a reference: arguments are owned values read from JSON. Use `{owned}` instead, or mark the parameter `#[ctx]` if it comes from the caller's context"
+                ),
+            );
+        }
+        Type::ImplTrait(_) => errors.error_spanned_by(
+            ty,
+            "a tool argument cannot be `impl Trait`: the schema needs a concrete type",
+        ),
+        Type::TraitObject(_) => errors.error_spanned_by(
+            ty,
+            "a tool argument cannot be a trait object: the schema needs a concrete type",
+        ),
+        Type::Infer(_) => errors.error_spanned_by(ty, "a tool argument needs its type written out"),
+        _ => {}
+    });
+}
+
+/// Calls `f` on `ty` and every type nested in it, stopping at references.
+fn visit_types<'t>(ty: &'t Type, f: &mut impl FnMut(&'t Type)) {
+    f(ty);
+    match ty {
+        Type::Array(array) => visit_types(&array.elem, f),
+        Type::Slice(slice) => visit_types(&slice.elem, f),
+        Type::Paren(paren) => visit_types(&paren.elem, f),
+        Type::Group(group) => visit_types(&group.elem, f),
+        Type::Tuple(tuple) => tuple.elems.iter().for_each(|elem| visit_types(elem, f)),
+        Type::Path(path) => {
+            for segment in &path.path.segments {
+                if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
+                    for arg in &args.args {
+                        if let syn::GenericArgument::Type(inner) = arg {
+                            visit_types(inner, f);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn owned_suggestion(elem: &Type) -> String {
+    match elem {
+        Type::Path(path) if path.path.is_ident("str") => "String".to_owned(),
+        Type::Path(path) if path.path.is_ident("Path") => "PathBuf".to_owned(),
+        Type::Slice(slice) => format!("Vec<{}>", tokens(&slice.elem)),
+        other => tokens(other),
+    }
+}
+
+fn tokens(ty: &Type) -> String {
+    quote::quote!(#ty).to_string().replace(" < ", "<").replace(" >", ">").replace(" , ", ", ")
+}
+
+fn check_param_attrs(param: &Param<'_>, errors: &Errors) {
+    if let (Some(ctx), Some(_)) = (param.ctx, param.arg_attr) {
+        errors.error_at(
+            ctx,
+            "a parameter is either `#[ctx]` (from the caller, not in the schema) or an argument with `#[arg(...)]`, not both",
+        );
+    }
+}
+
+/// Constraint values that contradict each other or cannot be compiled.
+pub fn check_constraints(options: &ArgOptions, errors: &Errors) {
+    let pairs = [
+        (&options.minimum, &options.maximum, "minimum", "maximum"),
+        (&options.exclusive_minimum, &options.exclusive_maximum, "exclusive_minimum", "exclusive_maximum"),
+        (&options.minimum, &options.exclusive_maximum, "minimum", "exclusive_maximum"),
+        (&options.exclusive_minimum, &options.maximum, "exclusive_minimum", "maximum"),
+    ];
+    for (low, high, low_key, high_key) in pairs {
+        if let (Some(low), Some(high)) = (low, high) {
+            let exclusive = low_key.starts_with("exclusive") || high_key.starts_with("exclusive");
+            let empty = if exclusive { low.as_f64() >= high.as_f64() } else { low.as_f64() > high.as_f64() };
+            if empty {
+                errors.error_at(
+                    low.span(),
+                    format!(
+                        "`#[arg({low_key} = {})]` is above `{high_key} = {}`: no value can satisfy both; swap them or fix one",
+                        number_text(**low),
+                        number_text(**high)
+                    ),
+                );
+            }
+        }
+    }
+    if let Some(multiple_of) = &options.multiple_of
+        && multiple_of.as_f64() <= 0.0
+    {
+        errors.error_at(multiple_of.span(), "`#[arg(multiple_of = ...)]` must be greater than 0");
+    }
+    let counts = [
+        (&options.min_length, &options.max_length, "min_length", "max_length"),
+        (&options.min_items, &options.max_items, "min_items", "max_items"),
+    ];
+    for (low, high, low_key, high_key) in counts {
+        if let (Some(low), Some(high)) = (low, high)
+            && **low > **high
+        {
+            errors.error_at(
+                low.span(),
+                format!(
+                    "`#[arg({low_key} = {})]` is above `{high_key} = {}`: no value can satisfy both; swap them or fix one",
+                    **low, **high
+                ),
+            );
+        }
+    }
+    if let Some(pattern) = &options.pattern
+        && let Err(error) = regex_syntax::Parser::new().parse(pattern)
+    {
+        errors.error_at(
+            pattern.span(),
+            format!("`#[arg(pattern = ...)]` is not a valid regular expression:\n{error}"),
+        );
+    }
+    for keyword in options.keywords() {
+        if let KeywordValue::Number(Number::Float(value)) = keyword.value
+            && !value.is_finite()
+        {
+            errors.error_at(keyword.span, format!("`#[arg({} = ...)]` must be a finite number", keyword.key));
+        }
+    }
+}
+
+fn number_text(number: Number) -> String {
+    match number {
+        Number::Int(n) => n.to_string(),
+        Number::Float(n) => n.to_string(),
+    }
+}
+
+/// Wire names must be unique and acceptable to every provider as property keys.
+pub fn check_wire_names<'n>(names: impl Iterator<Item = (&'n str, Span)>, errors: &Errors) {
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, span) in names {
+        if name.is_empty() {
+            continue;
+        }
+        if seen.contains(&name) {
+            errors.error_at(
+                span,
+                format!("two arguments are both named `{name}` on the wire: give one a different `#[arg(rename = \"...\")]`"),
+            );
+        }
+        seen.push(name);
+        let valid = name.len() <= 64
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
+        if !valid {
+            errors.error_at(
+                span,
+                format!("argument name `{name}` is not accepted by every provider: use 1 to 64 ASCII letters, digits, `_`, `-` or `.`"),
+            );
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! Fields of a struct or a struct variant → an object schema.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use serde_derive_internals::ast::Field;
+use syn::spanned::Spanned;
+
+use crate::attr::parse_param_attrs;
+use crate::check::{check_constraints, check_wire_names};
+use crate::docs;
+use crate::errors::Errors;
+use crate::expand::{keyword_tokens, kind_assertions};
+
+/// The object schema of named fields, as serde reads them: renamed, skipped fields left
+/// out, defaulted and `Option` fields not required, flattened fields merged in.
+///
+/// `tag` is the `(tag, variant)` of an internally tagged variant: a required first
+/// property whose value is the variant's name.
+pub fn object(
+    fields: &[Field<'_>],
+    deny_unknown_fields: bool,
+    tag: Option<(&str, &str)>,
+    errors: &Errors,
+) -> TokenStream {
+    let mut properties = Vec::new();
+    let mut flattened = Vec::new();
+    let mut assertions = Vec::new();
+    let mut names = Vec::new();
+    for field in fields {
+        if field.attrs.skip_deserializing() {
+            continue;
+        }
+        let ty = field.ty;
+        if field.attrs.flatten() {
+            flattened.push(quote_spanned! {ty.span()=>
+                _tw::__private::flatten_into(&mut __tw_schema, <#ty as _tw::ToolSchema>::tool_schema(__tw_gen), <#ty as _tw::ToolSchema>::OPTIONAL);
+            });
+            continue;
+        }
+        let attrs = parse_param_attrs(&field.original.attrs, errors);
+        reject_param_only_options(&attrs.options, errors);
+        if let Some(ctx) = attrs.ctx {
+            errors.error_at(ctx, "`#[ctx]` goes on a `#[tool]` function's parameter, not on a field");
+        }
+        check_constraints(&attrs.options, errors);
+        assertions.extend(kind_assertions(&attrs.options, ty));
+        let name = field.attrs.name().deserialize_name().value.clone();
+        names.push((name.clone(), field.original.span()));
+        let description = attrs
+            .options
+            .description
+            .clone()
+            .or_else(|| Some(docs::parse(&field.original.attrs).text).filter(|t| !t.is_empty()));
+        let description = match description {
+            Some(text) => quote!(::core::option::Option::Some(#text)),
+            None => quote!(::core::option::Option::None),
+        };
+        let keywords = keyword_tokens(&attrs.options);
+        let required = if field.attrs.default().is_none() {
+            quote!(!<#ty as _tw::ToolSchema>::OPTIONAL)
+        } else {
+            quote!(false)
+        };
+        properties.push(quote_spanned! {ty.span()=>
+            __tw_object.property(
+                #name,
+                _tw::__private::property_schema::<#ty>(__tw_gen, #description, &#keywords, ::core::option::Option::None),
+                #required,
+            );
+        });
+    }
+    let tag = tag.map(|(tag, variant)| {
+        quote!(__tw_object.property(#tag, _tw::__private::const_string(#variant), true);)
+    });
+    check_wire_names(names.iter().map(|(name, span)| (name.as_str(), *span)), errors);
+    quote! {{
+        #[allow(dead_code)]
+        fn __tw_assert_constraint_kinds() { #(#assertions)* }
+        let mut __tw_object = _tw::__private::ObjectSchema::new();
+        #tag
+        #(#properties)*
+        let mut __tw_schema = __tw_object.build(#deny_unknown_fields);
+        #(#flattened)*
+        _tw::__private::serde_json::Value::Object(__tw_schema)
+    }}
+}
+
+/// A newtype or `#[serde(transparent)]` struct: the schema of its one deserialized field.
+pub fn transparent(fields: &[Field<'_>]) -> TokenStream {
+    let field = fields.iter().find(|field| !field.attrs.skip_deserializing());
+    let Some(field) = field else {
+        return quote!(_tw::__private::serde_json::json!({"type": "null"}));
+    };
+    let ty = field.ty;
+    quote_spanned! {ty.span()=> __tw_gen.subschema_for::<#ty>() }
+}
+
+/// `rename` and `default` belong to serde on a field: two sources would drift apart.
+fn reject_param_only_options(options: &crate::attr::ArgOptions, errors: &Errors) {
+    if let Some(rename) = &options.rename {
+        errors.error_at(
+            rename.span(),
+            "on a field, rename with serde so the deserializer agrees: `#[serde(rename = \"...\")]`",
+        );
+    }
+    if let Some(default) = &options.default {
+        errors.error_spanned_by(
+            default,
+            "on a field, give defaults with serde so the deserializer agrees: `#[serde(default)]` or `#[serde(default = \"path\")]`",
+        );
+    }
+}

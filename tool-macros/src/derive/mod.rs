@@ -1,0 +1,143 @@
+//! `#[derive(ToolSchema)]`: the schema of a struct or an enum, from its shape and from
+//! serde's own reading of its `#[serde(...)]` attributes (`serde_derive_internals`), so
+//! the schema names and tags exactly what the deserializer accepts.
+
+mod enums;
+mod fields;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+use serde_derive_internals::ast::{Container, Data, Style};
+use serde_derive_internals::{Ctxt, Derive};
+use syn::{DeriveInput, Ident};
+
+use crate::docs;
+use crate::errors::Errors;
+
+pub fn expand_derive(input: DeriveInput) -> TokenStream {
+    if let syn::Data::Union(union) = &input.data {
+        return syn::Error::new_spanned(
+            union.union_token,
+            "`ToolSchema` cannot be derived for a union: serde cannot deserialize one. Use a struct, or an enum with one variant per case",
+        )
+        .to_compile_error();
+    }
+    let cx = Ctxt::new();
+    let private = Ident::new("__private", Span::call_site());
+    let container = Container::from_ast(&cx, &input, Derive::Deserialize, &private);
+    // serde's own derive reports malformed `#[serde]` attributes; repeating them here
+    // would only double the noise.
+    let serde_ok = cx.check().is_ok();
+    let errors = Errors::new();
+    let body = match container {
+        Some(container) if serde_ok => schema_body(&container, &errors),
+        _ => quote!(_tw::__private::serde_json::Value::Bool(true)),
+    };
+    let named = matches!(&input.data, syn::Data::Struct(data) if matches!(data.fields, syn::Fields::Named(_)))
+        || matches!(input.data, syn::Data::Enum(_));
+    let error_tokens = match errors.finish() {
+        Ok(()) => TokenStream::new(),
+        Err(error) => error.to_compile_error(),
+    };
+    let impl_tokens = impl_tool_schema(&input, body, named);
+    quote! {
+        #error_tokens
+        #impl_tokens
+    }
+}
+
+fn schema_body(container: &Container<'_>, errors: &Errors) -> TokenStream {
+    if let Some(from) = container.attrs.type_from().or(container.attrs.type_try_from()) {
+        // `#[serde(from = "T")]`: the value is read as a `T`.
+        return quote!(__tw_gen.subschema_for::<#from>());
+    }
+    let mut description = docs::parse(&container.original.attrs).text;
+    if let Data::Enum(variants) = &container.data {
+        description.push_str(&enums::unit_variant_docs(container, variants));
+    }
+    let description = description.trim();
+    let schema = match &container.data {
+        Data::Struct(Style::Struct, fields) => {
+            if container.attrs.transparent() {
+                fields::transparent(fields)
+            } else {
+                fields::object(fields, container.attrs.deny_unknown_fields(), None, errors)
+            }
+        }
+        Data::Struct(Style::Newtype, fields) => fields::transparent(fields),
+        Data::Struct(Style::Tuple, _) => {
+            errors.error_spanned_by(
+                &container.original.ident,
+                "`ToolSchema` cannot be derived for a tuple struct with several fields: serde sends it as a JSON array whose positions have no names, and models fill such arrays unreliably. Use named fields (`struct Point { x: f64, y: f64 }`) or a newtype around one value",
+            );
+            quote!(_tw::__private::serde_json::Value::Bool(true))
+        }
+        Data::Struct(Style::Unit, _) => quote!(_tw::__private::serde_json::json!({"type": "null"})),
+        Data::Enum(variants) => enums::enum_schema(container, variants, errors),
+    };
+    if description.is_empty() {
+        schema
+    } else {
+        quote! {
+            _tw::__private::with_keywords(#schema, [("description", _tw::__private::serde_json::Value::from(#description))])
+        }
+    }
+}
+
+fn impl_tool_schema(input: &DeriveInput, body: TokenStream, named: bool) -> TokenStream {
+    let ident = &input.ident;
+    let mut generics = input.generics.clone();
+    let type_params: Vec<Ident> = generics.type_params().map(|param| param.ident.clone()).collect();
+    for param in generics.type_params_mut() {
+        param.bounds.push(syn::parse_quote!(_tw::ToolSchema));
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let name = ident.to_string();
+    let naming = named.then(|| {
+        quote! {
+            fn schema_name() -> ::core::option::Option<::std::borrow::Cow<'static, str>> {
+                ::core::option::Option::Some(
+                    _tw::__private::generic_name(#name, &[#(_tw::__private::type_label::<#type_params>()),*])
+                )
+            }
+            fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(::std::any::type_name::<Self>())
+            }
+        }
+    });
+    let krate = crate_path(input);
+    let ty_generics = ty_generics.into_token_stream();
+    quote! {
+        const _: () = {
+            use #krate as _tw;
+            #[automatically_derived]
+            impl #impl_generics _tw::ToolSchema for #ident #ty_generics #where_clause {
+                fn tool_schema(__tw_gen: &mut _tw::SchemaGenerator) -> _tw::__private::serde_json::Value {
+                    #body
+                }
+                #naming
+            }
+        };
+    }
+}
+
+/// `::toolwright`, or the path in `#[arg(crate = path)]` on the container (for a renamed
+/// dependency).
+fn crate_path(input: &DeriveInput) -> syn::Path {
+    for attr in &input.attrs {
+        if !attr.path().is_ident("arg") {
+            continue;
+        }
+        let mut krate = None;
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                krate = Some(meta.value()?.parse::<syn::Path>()?);
+            }
+            Ok(())
+        });
+        if let Some(krate) = krate {
+            return krate;
+        }
+    }
+    syn::parse_quote!(::toolwright)
+}

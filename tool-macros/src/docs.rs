@@ -1,0 +1,207 @@
+//! Doc comments → the tool's description and the per-argument docs of a rustdoc
+//! `# Arguments` section. `# Errors`, `# Panics`, `# Examples` and `# Safety` are for
+//! Rust readers and never sent to the model.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, ExprLit, Lit, Meta};
+
+/// Sections rustdoc readers need and a model does not.
+const DROPPED_SECTIONS: [&str; 4] = ["errors", "panics", "examples", "safety"];
+
+/// The parsed doc comment of a function, a parameter, a field or a variant.
+#[derive(Default)]
+pub struct Docs {
+    /// The text for the model, sections removed; empty when there is none.
+    pub text: String,
+    /// Entries of a `# Arguments` section, in order.
+    pub args: Vec<ArgDoc>,
+}
+
+/// One entry of a `# Arguments` list: `` * `name` - text ``.
+pub struct ArgDoc {
+    pub name: String,
+    pub text: String,
+    /// The doc line that names the argument, for "no such argument" errors.
+    pub span: Span,
+}
+
+/// The literal doc lines of `attrs` with their spans; `#[doc = include_str!(..)]` and
+/// other non-literal docs are skipped.
+fn doc_lines(attrs: &[Attribute]) -> Vec<(String, Span)> {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        let Meta::NameValue(meta) = &attr.meta else { continue };
+        if !meta.path.is_ident("doc") {
+            continue;
+        }
+        if let Expr::Lit(ExprLit { lit: Lit::Str(text), .. }) = &meta.value {
+            for line in text.value().split('\n') {
+                lines.push((line.to_owned(), attr.span()));
+            }
+        }
+    }
+    lines
+}
+
+/// Removes the indentation all non-blank lines share (rustdoc writes `/// text` as
+/// `" text"`).
+fn unindent(lines: &mut [(String, Span)]) {
+    let indent = lines
+        .iter()
+        .filter(|(line, _)| !line.trim().is_empty())
+        .map(|(line, _)| line.len() - line.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    for (line, _) in lines.iter_mut() {
+        *line = if line.trim().is_empty() {
+            String::new()
+        } else {
+            line[indent..].trim_end().to_owned()
+        };
+    }
+}
+
+/// A Markdown heading's title, lower-cased, if `line` is one.
+fn heading(line: &str) -> Option<String> {
+    let title = line.trim_start_matches('#');
+    (title.len() < line.len() && title.starts_with(' ')).then(|| title.trim().to_lowercase())
+}
+
+pub fn parse(attrs: &[Attribute]) -> Docs {
+    let mut lines = doc_lines(attrs);
+    unindent(&mut lines);
+
+    let mut docs = Docs::default();
+    let mut kept: Vec<&str> = Vec::new();
+    let mut section = Section::Description;
+    let mut in_fence = false;
+    for (line, span) in &lines {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+        } else if !in_fence && let Some(title) = heading(line) {
+            section = match title.as_str() {
+                "arguments" | "parameters" | "args" => Section::Arguments,
+                title if DROPPED_SECTIONS.contains(&title) => Section::Dropped,
+                _ => Section::Description,
+            };
+            if section != Section::Description {
+                continue;
+            }
+        }
+        match section {
+            Section::Description => kept.push(line),
+            Section::Dropped => {}
+            Section::Arguments => parse_argument_line(line, *span, &mut docs.args),
+        }
+    }
+    docs.text = join_paragraphs(&kept);
+    docs
+}
+
+#[derive(PartialEq)]
+enum Section {
+    Description,
+    Arguments,
+    Dropped,
+}
+
+/// Parses `` * `name` - text `` (also `-`/`+` bullets, `:` or `—` separators, and names
+/// without backticks); an indented line without a bullet continues the previous entry.
+fn parse_argument_line(line: &str, span: Span, args: &mut Vec<ArgDoc>) {
+    let trimmed = line.trim();
+    if trimmed.is_empty() {
+        return;
+    }
+    let bullet = ["* ", "- ", "+ "].iter().find_map(|b| trimmed.strip_prefix(b));
+    let Some(entry) = bullet else {
+        if let Some(last) = args.last_mut() {
+            last.text.push(' ');
+            last.text.push_str(trimmed);
+        }
+        return;
+    };
+    let entry = entry.trim_start();
+    let (name, rest) = match entry.strip_prefix('`') {
+        Some(quoted) => match quoted.split_once('`') {
+            Some((name, rest)) => (name, rest),
+            None => return,
+        },
+        None => {
+            let end = entry
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(entry.len());
+            entry.split_at(end)
+        }
+    };
+    let text = rest
+        .trim_start()
+        .trim_start_matches(['-', ':', '—', '–'])
+        .trim();
+    args.push(ArgDoc {
+        name: name.trim().to_owned(),
+        text: text.to_owned(),
+        span,
+    });
+}
+
+/// Joins the kept lines: blank-line runs collapse to one, and the text is trimmed.
+fn join_paragraphs(lines: &[&str]) -> String {
+    let mut text = String::new();
+    let mut blank = false;
+    for line in lines {
+        if line.is_empty() {
+            blank = !text.is_empty();
+            continue;
+        }
+        if blank {
+            text.push_str("\n\n");
+            blank = false;
+        } else if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(line);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn docs(text: &str) -> Docs {
+        let attrs: Vec<Attribute> = text
+            .lines()
+            .map(|line| syn::parse_quote!(#[doc = #line]))
+            .collect();
+        parse(&attrs)
+    }
+
+    #[test]
+    fn arguments_section_becomes_argument_docs() {
+        let parsed = docs(
+            " Refund a payment.\n\n Use only after confirmation.\n\n # Arguments\n * `customer` - Customer id,\n   like `C-100`.\n - amount: Amount in cents.\n\n # Errors\n Fails when offline.\n\n # Notes\n Kept.",
+        );
+        assert_eq!(
+            parsed.text,
+            "Refund a payment.\n\nUse only after confirmation.\n\n# Notes\nKept."
+        );
+        let args: Vec<_> = parsed.args.iter().map(|a| (a.name.as_str(), a.text.as_str())).collect();
+        assert_eq!(
+            args,
+            [("customer", "Customer id, like `C-100`."), ("amount", "Amount in cents.")]
+        );
+    }
+
+    #[test]
+    fn headings_inside_code_blocks_are_text() {
+        let parsed = docs(" Run it.\n ```\n # Examples\n ```");
+        assert_eq!(parsed.text, "Run it.\n```\n# Examples\n```");
+    }
+
+    #[test]
+    fn dropped_sections_are_never_sent() {
+        let parsed = docs(" Do it.\n # Panics\n never\n # Safety\n none\n # Examples\n x");
+        assert_eq!(parsed.text, "Do it.");
+    }
+}

@@ -1,0 +1,108 @@
+//! `Tool::call`: deserialize the arguments into a generated struct, take the `#[ctx]`
+//! values from the context, call the function, convert what it returns.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::Type;
+use syn::spanned::Spanned;
+
+use crate::ast::{Output, ToolFn};
+use crate::expand::schema::default_fn_name;
+
+pub fn expand_call(tool: &ToolFn<'_>) -> TokenStream {
+    let tool_name = &tool.name;
+    let function = &tool.item.sig.ident;
+    let locals: Vec<_> = (0..tool.params.len()).map(|i| format_ident!("__tw_{}", i)).collect();
+
+    let mut fields = Vec::new();
+    let mut field_names = Vec::new();
+    let mut context_lets = Vec::new();
+    let mut context_types = Vec::new();
+    for (param, local) in tool.params.iter().zip(&locals) {
+        let ty = param.ty;
+        if param.ctx.is_some() {
+            let (inner, by_ref) = match ty {
+                Type::Reference(reference) => (&*reference.elem, true),
+                other => (other, false),
+            };
+            let take = if by_ref { quote!() } else { quote!(.clone()) };
+            context_lets.push(quote_spanned! {ty.span()=>
+                let #local = _tw::__private::context::<#inner>(__tw_ctx, #tool_name)? #take;
+            });
+            context_types.push(quote!(_tw::ContextType::of::<#inner>()));
+            continue;
+        }
+        let wire = &param.wire_name;
+        let default = param.options.default.as_ref().map(|_| {
+            let path = default_fn_name(param).to_string();
+            quote!(#[serde(default = #path)])
+        });
+        fields.push(quote! {
+            #[serde(rename = #wire)]
+            #default
+            #local: #ty
+        });
+        field_names.push(local);
+    }
+
+    let call = quote!(#function(#(#locals),*));
+    let call = if tool.is_async() { quote!(#call.await) } else { call };
+    let convert = convert_output(&tool.output);
+    let context_types = (!context_types.is_empty()).then(|| {
+        quote! {
+            fn context_types(&self) -> ::std::vec::Vec<_tw::ContextType> {
+                ::std::vec![#(#context_types),*]
+            }
+        }
+    });
+
+    quote! {
+        #context_types
+
+        fn call<'a>(
+            &'a self,
+            __tw_ctx: &'a _tw::Context,
+            __tw_arguments: _tw::Arguments<'a>,
+        ) -> _tw::ToolFuture<'a> {
+            #[derive(_tw::__private::serde::Deserialize)]
+            #[serde(crate = "_tw::__private::serde", deny_unknown_fields)]
+            struct __TwArgs {
+                #(#fields,)*
+            }
+            ::std::boxed::Box::pin(async move {
+                let __TwArgs { #(#field_names),* } =
+                    _tw::__private::parse_args::<__TwArgs>(__tw_arguments)?;
+                #(#context_lets)*
+                let __tw_ret = #call;
+                #convert
+            })
+        }
+    }
+}
+
+/// The function's return value as `Result<ToolOutput, ToolError>`.
+fn convert_output(output: &Output<'_>) -> TokenStream {
+    match output {
+        Output::Unit => quote! {
+            let () = __tw_ret;
+            ::core::result::Result::Ok(_tw::ToolOutput::Empty)
+        },
+        Output::Value(ty) => quote_spanned! {ty.span()=>
+            _tw::__private::output(__tw_ret)
+        },
+        Output::Result { ok, span } => {
+            let output = quote_spanned!(ok.span()=> _tw::__private::output(__tw_value));
+            let error = quote_spanned!(*span=> (&__tw_error).__tw_error_kind().convert(__tw_error));
+            quote! {
+                match __tw_ret {
+                    ::core::result::Result::Ok(__tw_value) => #output,
+                    ::core::result::Result::Err(__tw_error) => {
+                        #[allow(unused_imports)]
+                        use _tw::__private::{ViaDisplay as _, ViaToolError as _};
+                        ::core::result::Result::Err(#error)
+                    }
+                }
+            }
+        }
+    }
+}

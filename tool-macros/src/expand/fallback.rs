@@ -1,0 +1,31 @@
+//! On error: the errors, the user's function unchanged and a stub companion, so call
+//! sites and registrations still compile and the user reads only the real mistake.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{ItemFn, Path};
+
+use crate::ast::ToolFn;
+
+pub fn expand_fallback(tool: &ToolFn<'_>, cleaned: &ItemFn, krate: &Path, error: syn::Error) -> TokenStream {
+    let errors = error.to_compile_error();
+    let vis = &tool.item.vis;
+    let name = &tool.companion;
+    quote! {
+        #errors
+        #cleaned
+        #[derive(Debug, Clone, Copy, Default)]
+        #vis struct #name;
+        const _: () = {
+            use #krate as _tw;
+            impl _tw::Tool for #name {
+                fn spec(&self) -> &_tw::ToolSpec {
+                    _tw::__private::stub_spec()
+                }
+                fn call<'a>(&'a self, _: &'a _tw::Context, _: _tw::Arguments<'a>) -> _tw::ToolFuture<'a> {
+                    _tw::__private::stub_call()
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,93 @@
+//! Code generation for `#[tool]`: the user's function unchanged (minus the parameter
+//! attributes toolwright reads), the companion struct, and its `Tool` impl.
+
+mod dispatch;
+mod fallback;
+mod schema;
+
+pub use schema::{keyword_tokens, kind_assertions};
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{FnArg, ItemFn, Path};
+
+use crate::ast::ToolFn;
+use crate::attr::{self, ToolOptions};
+use crate::check;
+use crate::errors::Errors;
+
+/// `#[tool(args)] item`.
+pub fn expand_tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item: ItemFn = match syn::parse2(item.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let error = syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "#[tool] goes on a function: `#[tool] fn name(arg: Type) -> Result<T, ToolError> { ... }`",
+            );
+            let mut tokens = error.to_compile_error();
+            tokens.extend(item);
+            return tokens;
+        }
+    };
+    let errors = Errors::new();
+    let options = attr::parse_tool_options(args, &errors);
+    let tool = ToolFn::from_item(&item, options, &errors);
+    check::check_tool(&tool, &errors);
+    let krate = crate_path(&tool.options);
+    let cleaned = strip_param_attrs(&item);
+    match errors.finish() {
+        Ok(()) => {
+            let companion = companion_struct(&tool);
+            let spec = schema::expand_spec(&tool);
+            let call = dispatch::expand_call(&tool);
+            let name = &tool.companion;
+            let defaults = tool.args().filter_map(schema::default_fn);
+            quote! {
+                #cleaned
+                #companion
+                const _: () = {
+                    use #krate as _tw;
+                    #(#defaults)*
+                    impl _tw::Tool for #name {
+                        #spec
+                        #call
+                    }
+                };
+            }
+        }
+        Err(error) => fallback::expand_fallback(&tool, &cleaned, &krate, error),
+    }
+}
+
+/// `#[tool(crate = path)]`, or `::toolwright`.
+pub fn crate_path(options: &ToolOptions) -> Path {
+    options.krate.clone().unwrap_or_else(|| syn::parse_quote!(::toolwright))
+}
+
+/// The function as the user wrote it, without `#[arg]`, `#[ctx]` and `///` on its
+/// parameters (rustc rejects doc comments there; they were read already).
+fn strip_param_attrs(item: &ItemFn) -> ItemFn {
+    let mut item = item.clone();
+    for input in &mut item.sig.inputs {
+        if let FnArg::Typed(typed) = input {
+            typed.attrs.retain(|attr| !attr::is_param_attr(attr));
+        }
+    }
+    item
+}
+
+fn companion_struct(tool: &ToolFn<'_>) -> TokenStream {
+    let vis = &tool.item.vis;
+    let name = &tool.companion;
+    let function = &tool.item.sig.ident;
+    let doc = format!(
+        "The tool `{}`: the `#[tool]` companion of [`{function}`], implementing `toolwright::Tool`.",
+        tool.name
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, Copy, Default)]
+        #vis struct #name;
+    }
+}

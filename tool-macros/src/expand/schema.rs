@@ -1,0 +1,170 @@
+//! `Tool::spec`: the arguments' schema, one generated line per parameter, and the rest
+//! of the contract. Built once, on first use, and cached in a `static`.
+
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{Output, Param, ToolFn};
+use crate::attr::{ArgOptions, KeywordValue, Number, ValueKind};
+
+pub fn expand_spec(tool: &ToolFn<'_>) -> TokenStream {
+    let params = tool.args().map(|param| expand_param(tool, param));
+    let assertions = tool.args().flat_map(|param| kind_assertions(&param.options, param.ty));
+    let name = &tool.name;
+    let title = option_str(tool.options.title.as_deref());
+    let description = tool.description();
+    let effect = effect_tokens(tool.options.effect.as_ref().map(|e| e.as_str()));
+    let idempotent = tool.options.idempotent.unwrap_or(false);
+    let open_world = tool.options.open_world.unwrap_or(false);
+    let output_schema = output_schema(&tool.output);
+    quote! {
+        fn spec(&self) -> &_tw::ToolSpec {
+            #[allow(dead_code)]
+            fn __tw_assert_constraint_kinds() { #(#assertions)* }
+            static __TW_SPEC: ::std::sync::OnceLock<_tw::ToolSpec> = ::std::sync::OnceLock::new();
+            __TW_SPEC.get_or_init(|| {
+                let mut __tw_params = _tw::__private::Params::new();
+                #(#params)*
+                _tw::__private::tool_spec(
+                    #name,
+                    #title,
+                    #description,
+                    __tw_params.into_schema(),
+                    #output_schema,
+                    #effect,
+                    #idempotent,
+                    #open_world,
+                )
+            })
+        }
+    }
+}
+
+/// One line per parameter: `__tw_params.arg::<T>("name", Some("doc"), &[keywords]);`,
+/// spanned at the type so a missing `ToolSchema` points at it.
+fn expand_param(tool: &ToolFn<'_>, param: &Param<'_>) -> TokenStream {
+    let ty = param.ty;
+    let name = &param.wire_name;
+    let description = option_str(tool.arg_description(param).as_deref());
+    let keywords = keyword_tokens(&param.options);
+    match &param.options.default {
+        Some(_) => {
+            let default_fn = default_fn_name(param);
+            quote_spanned! {ty.span()=>
+                __tw_params.arg_with_default::<#ty>(#name, #description, &#keywords, #default_fn);
+            }
+        }
+        None => quote_spanned! {ty.span()=>
+            __tw_params.arg::<#ty>(#name, #description, &#keywords);
+        },
+    }
+}
+
+/// `[("minimum", Value::from(1i64)), ...]`, examples included.
+pub fn keyword_tokens(options: &ArgOptions) -> TokenStream {
+    let mut entries: Vec<TokenStream> = options
+        .keywords()
+        .into_iter()
+        .map(|keyword| {
+            let name = keyword.keyword;
+            let value = match keyword.value {
+                KeywordValue::Number(number) => number_literal(number),
+                KeywordValue::Unsigned(n) => {
+                    let literal = Literal::u64_suffixed(n);
+                    quote!(#literal)
+                }
+                KeywordValue::String(text) => quote!(#text),
+            };
+            quote!((#name, _tw::__private::serde_json::Value::from(#value)))
+        })
+        .collect();
+    if !options.examples.is_empty() {
+        let examples = options.examples.iter().map(|example| {
+            quote_spanned! {example.span()=> _tw::__private::to_json(&(#example)) }
+        });
+        entries.push(quote! {
+            ("examples", _tw::__private::serde_json::Value::Array(::std::vec![#(#examples),*]))
+        });
+    }
+    quote!([#(#entries),*])
+}
+
+fn number_literal(number: Number) -> TokenStream {
+    let literal = match number {
+        Number::Int(n) if i64::try_from(n).is_ok() => Literal::i64_suffixed(n as i64),
+        Number::Int(n) if u64::try_from(n).is_ok() => Literal::u64_suffixed(n as u64),
+        Number::Int(n) => Literal::f64_suffixed(n as f64),
+        Number::Float(n) => Literal::f64_suffixed(n),
+    };
+    quote!(#literal)
+}
+
+/// `assert_number::<T>()` for each constraint, spanned at the constraint, so `minimum`
+/// on a `String` is reported where `minimum` is written.
+pub fn kind_assertions(options: &ArgOptions, ty: &syn::Type) -> Vec<TokenStream> {
+    options
+        .keywords()
+        .into_iter()
+        .map(|keyword| {
+            let assert = match keyword.kind {
+                ValueKind::Number => quote_spanned!(keyword.span=> assert_number),
+                ValueKind::String => quote_spanned!(keyword.span=> assert_string),
+                ValueKind::Array => quote_spanned!(keyword.span=> assert_array),
+            };
+            quote_spanned! {keyword.span=> _tw::__private::#assert::<#ty>(); }
+        })
+        .collect()
+}
+
+pub fn default_fn_name(param: &Param<'_>) -> syn::Ident {
+    format_ident!("__tw_default_{}", param.wire_name.replace(['-', '.'], "_"))
+}
+
+/// `fn __tw_default_x() -> T { expr }`, spanned at the expression so a type mismatch
+/// points at it.
+pub fn default_fn(param: &Param<'_>) -> Option<TokenStream> {
+    let expr = param.options.default.as_ref()?;
+    let name = default_fn_name(param);
+    let ty = param.ty;
+    Some(quote_spanned! {expr.span()=>
+        #[allow(clippy::unnecessary_literal_unwrap)]
+        fn #name() -> #ty { #expr }
+    })
+}
+
+fn option_str(text: Option<&str>) -> TokenStream {
+    match text {
+        Some(text) => quote!(::core::option::Option::Some(#text)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The effect variant; a tool without `effect` gets the riskiest class.
+fn effect_tokens(effect: Option<&str>) -> TokenStream {
+    let variant = match effect {
+        Some("read_only") => "ReadOnly",
+        Some("write") => "Write",
+        Some("destructive") => "Destructive",
+        Some("dynamic") => "Dynamic",
+        _ => "External",
+    };
+    let variant = syn::Ident::new(variant, Span::call_site());
+    quote!(_tw::Effect::#variant)
+}
+
+fn output_schema(output: &Output<'_>) -> TokenStream {
+    let ty = match output {
+        Output::Unit => return quote!(::core::option::Option::None),
+        Output::Result { ok, .. } => *ok,
+        Output::Value(ty) => *ty,
+    };
+    if matches!(ty, syn::Type::ImplTrait(_)) || matches!(ty, syn::Type::Tuple(t) if t.elems.is_empty()) {
+        return quote!(::core::option::Option::None);
+    }
+    quote! {{
+        #[allow(unused_imports)]
+        use _tw::__private::{HasOutputSchema as _, NoOutputSchema as _};
+        (&_tw::__private::OutputSchema::<#ty>::new()).output_schema()
+    }}
+}
