@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 pub use serde;
 pub use serde_json;
 
-pub use crate::schema::{ObjectSchema, SchemaGenerator, ToolSchema, nullable, with_keywords};
+pub use crate::schema::{ObjectSchema, SchemaGenerator, ToolSchema, describe, nullable, with_keywords};
 use crate::{Arguments, Context, Effect, ToolError, ToolOutput, ToolSpec};
 
 /// The arguments object of a tool, built one parameter at a time.
@@ -87,12 +87,35 @@ pub fn property_schema<T: ToolSchema + ?Sized>(
         }
     }
     for (key, value) in keywords {
-        map.insert((*key).to_owned(), value.clone());
+        let value = tighter_bound(key, map.get(*key), value);
+        map.insert((*key).to_owned(), value);
     }
     if let Some(default) = default {
         map.insert("default".into(), default);
     }
     Value::Object(map)
+}
+
+/// A declared bound meets the type's own (`#[arg(maximum = 1000)]` on a `u8`): the
+/// tighter one wins, so the schema never admits a value the deserializer rejects.
+fn tighter_bound(key: &str, existing: Option<&Value>, declared: &Value) -> Value {
+    let (Some(existing), Some(declared_number)) = (existing.and_then(Value::as_f64), declared.as_f64()) else {
+        return declared.clone();
+    };
+    let keep_existing = match key {
+        "minimum" => existing > declared_number,
+        "maximum" => existing < declared_number,
+        _ => false,
+    };
+    if keep_existing { Value::from(existing_number(existing)) } else { declared.clone() }
+}
+
+fn existing_number(value: f64) -> Value {
+    if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
+        Value::from(value as i64)
+    } else {
+        Value::from(value)
+    }
 }
 
 /// A value as JSON; a value that cannot be represented becomes `null` (only a `default`

@@ -27,7 +27,7 @@ pub struct ToolOptions {
 pub struct ArgOptions {
     pub description: Option<String>,
     pub rename: Option<SpannedValue<String>>,
-    pub default: Option<Expr>,
+    pub default: Option<ExprValue>,
     pub minimum: Option<SpannedValue<Number>>,
     pub maximum: Option<SpannedValue<Number>>,
     pub exclusive_minimum: Option<SpannedValue<Number>>,
@@ -40,7 +40,23 @@ pub struct ArgOptions {
     pub min_items: Option<SpannedValue<u64>>,
     pub max_items: Option<SpannedValue<u64>>,
     #[darling(multiple, rename = "example")]
-    pub examples: Vec<Expr>,
+    pub examples: Vec<ExprValue>,
+}
+
+/// An expression taken as written: `default = "text"` is the string `"text"` (darling's
+/// own `Expr` would parse the string's contents as an expression).
+pub struct ExprValue(pub Expr);
+
+impl FromMeta for ExprValue {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        Ok(Self(expr.clone()))
+    }
+}
+
+impl quote::ToTokens for ExprValue {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        self.0.to_tokens(tokens);
+    }
 }
 
 /// The kind of value a constraint applies to; checked against the argument's type by

@@ -99,10 +99,22 @@ impl SchemaGenerator {
         Value::Object(root)
     }
 
-    /// The whole schema of `T` as a standalone document: its `$defs` at the root.
+    /// The whole schema of `T` as a standalone document: `T`'s own schema at the root,
+    /// the named types it uses in `$defs` (`T` itself stays there only when it is
+    /// recursive).
     pub fn root_schema_for<T: ToolSchema + ?Sized>() -> Value {
         let mut generator = Self::new();
-        let schema = T::tool_schema(&mut generator);
+        let mut schema = generator.subschema_for::<T>();
+        if let Some(key) = generator.def_key(&schema) {
+            let referenced = serde_json::to_string(&generator.defs)
+                .map(|defs| defs.contains(&format!("\"#/$defs/{key}\"")))
+                .unwrap_or(true);
+            schema = if referenced {
+                generator.defs.get(&key).cloned().unwrap_or(Value::Bool(true))
+            } else {
+                generator.defs.remove(&key).unwrap_or(Value::Bool(true))
+            };
+        }
         let root = match schema {
             Value::Object(map) => map,
             Value::Bool(true) => Map::new(),
@@ -114,6 +126,27 @@ impl SchemaGenerator {
         };
         generator.into_root(root)
     }
+
+    /// The `$defs` key a `{"$ref": "#/$defs/KEY"}` schema points to.
+    fn def_key(&self, schema: &Value) -> Option<String> {
+        let map = schema.as_object().filter(|map| map.len() == 1)?;
+        let key = map.get("$ref")?.as_str()?.strip_prefix("#/$defs/")?;
+        self.defs.contains_key(key).then(|| key.to_owned())
+    }
+}
+
+/// `schema` with a `description`, written first (where a reader looks for it).
+pub fn describe(schema: Value, description: &str) -> Value {
+    let mut map = Map::new();
+    map.insert("description".into(), Value::String(description.to_owned()));
+    match schema {
+        Value::Object(rest) => map.extend(rest.into_iter().filter(|(key, _)| key != "description")),
+        Value::Bool(true) => {}
+        other => {
+            map.insert("allOf".into(), Value::Array(vec![other]));
+        }
+    }
+    Value::Object(map)
 }
 
 fn reference(key: &str) -> Value {

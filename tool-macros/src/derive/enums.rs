@@ -123,7 +123,7 @@ fn with_variant_docs(variant: &Variant<'_>, schema: TokenStream) -> TokenStream 
         return schema;
     }
     quote! {
-        _tw::__private::with_keywords(#schema, [("description", _tw::__private::serde_json::Value::from(#text))])
+            _tw::__private::describe(#schema, #text)
     }
 }
 

@@ -37,25 +37,10 @@ pub fn object(
             });
             continue;
         }
-        let attrs = parse_param_attrs(&field.original.attrs, errors);
-        reject_param_only_options(&attrs.options, errors);
-        if let Some(ctx) = attrs.ctx {
-            errors.error_at(ctx, "`#[ctx]` goes on a `#[tool]` function's parameter, not on a field");
-        }
-        check_constraints(&attrs.options, errors);
-        assertions.extend(kind_assertions(&attrs.options, ty));
+        let Property { description, keywords, assertions: kinds } = property(field, errors);
+        assertions.extend(kinds);
         let name = field.attrs.name().deserialize_name().value.clone();
         names.push((name.clone(), field.original.span()));
-        let description = attrs
-            .options
-            .description
-            .clone()
-            .or_else(|| Some(docs::parse(&field.original.attrs).text).filter(|t| !t.is_empty()));
-        let description = match description {
-            Some(text) => quote!(::core::option::Option::Some(#text)),
-            None => quote!(::core::option::Option::None),
-        };
-        let keywords = keyword_tokens(&attrs.options);
         let required = if field.attrs.default().is_none() {
             quote!(!<#ty as _tw::ToolSchema>::OPTIONAL)
         } else {
@@ -85,14 +70,53 @@ pub fn object(
     }}
 }
 
-/// A newtype or `#[serde(transparent)]` struct: the schema of its one deserialized field.
-pub fn transparent(fields: &[Field<'_>]) -> TokenStream {
+/// A newtype or `#[serde(transparent)]` struct: the schema of its one deserialized
+/// field, with the field's own `#[arg]` constraints and docs.
+pub fn transparent(fields: &[Field<'_>], errors: &Errors) -> TokenStream {
     let field = fields.iter().find(|field| !field.attrs.skip_deserializing());
     let Some(field) = field else {
         return quote!(_tw::__private::serde_json::json!({"type": "null"}));
     };
     let ty = field.ty;
-    quote_spanned! {ty.span()=> __tw_gen.subschema_for::<#ty>() }
+    let property = property(field, errors);
+    let assertions = &property.assertions;
+    let description = &property.description;
+    let keywords = &property.keywords;
+    quote_spanned! {ty.span()=> {
+        #[allow(dead_code)]
+        fn __tw_assert_constraint_kinds() { #(#assertions)* }
+        _tw::__private::property_schema::<#ty>(__tw_gen, #description, &#keywords, ::core::option::Option::None)
+    }}
+}
+
+/// What one field's attributes contribute to its schema.
+struct Property {
+    description: TokenStream,
+    keywords: TokenStream,
+    assertions: Vec<TokenStream>,
+}
+
+fn property(field: &Field<'_>, errors: &Errors) -> Property {
+    let attrs = parse_param_attrs(&field.original.attrs, errors);
+    reject_param_only_options(&attrs.options, errors);
+    if let Some(ctx) = attrs.ctx {
+        errors.error_at(ctx, "`#[ctx]` goes on a `#[tool]` function's parameter, not on a field");
+    }
+    check_constraints(&attrs.options, errors);
+    let description = attrs
+        .options
+        .description
+        .clone()
+        .or_else(|| Some(docs::parse(&field.original.attrs).text).filter(|t| !t.is_empty()));
+    let description = match description {
+        Some(text) => quote!(::core::option::Option::Some(#text)),
+        None => quote!(::core::option::Option::None),
+    };
+    Property {
+        description,
+        keywords: keyword_tokens(&attrs.options),
+        assertions: kind_assertions(&attrs.options, field.ty),
+    }
 }
 
 /// `rename` and `default` belong to serde on a field: two sources would drift apart.

@@ -29,12 +29,10 @@ pub fn expand_derive(input: DeriveInput) -> TokenStream {
     // would only double the noise.
     let serde_ok = cx.check().is_ok();
     let errors = Errors::new();
-    let body = match container {
-        Some(container) if serde_ok => schema_body(&container, &errors),
-        _ => quote!(_tw::__private::serde_json::Value::Bool(true)),
+    let (body, named) = match container {
+        Some(container) if serde_ok => (schema_body(&container, &errors), is_named(&container)),
+        _ => (quote!(_tw::__private::serde_json::Value::Bool(true)), false),
     };
-    let named = matches!(&input.data, syn::Data::Struct(data) if matches!(data.fields, syn::Fields::Named(_)))
-        || matches!(input.data, syn::Data::Enum(_));
     let error_tokens = match errors.finish() {
         Ok(()) => TokenStream::new(),
         Err(error) => error.to_compile_error(),
@@ -44,6 +42,15 @@ pub fn expand_derive(input: DeriveInput) -> TokenStream {
         #error_tokens
         #impl_tokens
     }
+}
+
+/// Structs with named fields and enums go to `$defs`; newtypes, transparent structs and
+/// `from` conversions are inlined as the type they read.
+fn is_named(container: &Container<'_>) -> bool {
+    if container.attrs.transparent() || container.attrs.type_from().is_some() || container.attrs.type_try_from().is_some() {
+        return false;
+    }
+    matches!(container.data, Data::Enum(_) | Data::Struct(Style::Struct, _))
 }
 
 fn schema_body(container: &Container<'_>, errors: &Errors) -> TokenStream {
@@ -59,12 +66,12 @@ fn schema_body(container: &Container<'_>, errors: &Errors) -> TokenStream {
     let schema = match &container.data {
         Data::Struct(Style::Struct, fields) => {
             if container.attrs.transparent() {
-                fields::transparent(fields)
+                fields::transparent(fields, errors)
             } else {
                 fields::object(fields, container.attrs.deny_unknown_fields(), None, errors)
             }
         }
-        Data::Struct(Style::Newtype, fields) => fields::transparent(fields),
+        Data::Struct(Style::Newtype, fields) => fields::transparent(fields, errors),
         Data::Struct(Style::Tuple, _) => {
             errors.error_spanned_by(
                 &container.original.ident,
@@ -79,7 +86,7 @@ fn schema_body(container: &Container<'_>, errors: &Errors) -> TokenStream {
         schema
     } else {
         quote! {
-            _tw::__private::with_keywords(#schema, [("description", _tw::__private::serde_json::Value::from(#description))])
+            _tw::__private::describe(#schema, #description)
         }
     }
 }
