@@ -6,8 +6,8 @@
 mod tools;
 
 use serde_json::json;
-use toolwright::{Arguments, Context, Tool, ToolOutput};
 use tools::{ConvertTemperature, Notes, RefundPayment, SaveNote, SearchNotes};
+use toolwright::{Arguments, Context, Tool, ToolOutput};
 
 fn main() {
     let tools: [&dyn Tool; 4] = [&RefundPayment, &SaveNote, &SearchNotes, &ConvertTemperature];
@@ -18,19 +18,34 @@ fn main() {
     for tool in tools {
         let spec = tool.spec();
         println!("{} ({})", spec.name, spec.effect);
-        println!("{}\n", serde_json::to_string_pretty(&spec.input_schema).expect("a schema is JSON"));
+        println!(
+            "{}\n",
+            serde_json::to_string_pretty(&spec.input_schema).expect("a schema is JSON")
+        );
     }
 
     println!("== Calls, as a model would send them ==\n");
     // The model got these arguments wrong: a misspelt field and a lower-case currency.
     let bad_arguments = json!({"customer": "C-100", "ammount": 2500, "currency": "usd"});
     let calls: [(&dyn Tool, Arguments<'_>); 6] = [
-        (&ConvertTemperature, r#"{"value": 100, "from": "celsius", "to": "fahrenheit"}"#.into()),
-        (&SaveNote, r#"{"note": {"title": "Deploy", "body": "Run `make ship`.", "tags": ["ops"]}}"#.into()),
+        (
+            &ConvertTemperature,
+            r#"{"value": 100, "from": "celsius", "to": "fahrenheit"}"#.into(),
+        ),
+        (
+            &SaveNote,
+            r#"{"note": {"title": "Deploy", "body": "Run `make ship`.", "tags": ["ops"]}}"#.into(),
+        ),
         (&SearchNotes, r#"{"query": "ship"}"#.into()),
-        (&RefundPayment, r#"{"customer": "C-100", "amount": 2500, "currency": "EUR"}"#.into()),
+        (
+            &RefundPayment,
+            r#"{"customer": "C-100", "amount": 2500, "currency": "EUR"}"#.into(),
+        ),
         // A business-rule error the tool chose: `not_found`, with a hint.
-        (&RefundPayment, r#"{"customer": "C-0", "amount": 100, "currency": "USD"}"#.into()),
+        (
+            &RefundPayment,
+            r#"{"customer": "C-0", "amount": 100, "currency": "USD"}"#.into(),
+        ),
         (&RefundPayment, Arguments::Value(&bad_arguments)),
     ];
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -38,10 +53,13 @@ fn main() {
         .expect("a current-thread runtime starts");
     for (tool, arguments) in calls {
         let name = &tool.spec().name;
-        println!("-> {name} {}", match arguments {
-            Arguments::Json(json) => json.to_owned(),
-            Arguments::Value(value) => value.to_string(),
-        });
+        println!(
+            "-> {name} {}",
+            match arguments {
+                Arguments::Json(json) => json.to_owned(),
+                Arguments::Value(value) => value.to_string(),
+            }
+        );
         let result = runtime.block_on(tool.call(&ctx, arguments));
         match result {
             Ok(ToolOutput::Text(text)) => println!("<- {text}\n"),

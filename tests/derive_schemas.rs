@@ -24,7 +24,9 @@ fn schema<T: ToolSchema>() -> Value {
 #[derive(Deserialize, ToolSchema)]
 enum ExternallyTagged {
     /// A circle around the origin.
-    Circle { radius: f64 },
+    Circle {
+        radius: f64,
+    },
     Label(String),
     Origin,
     Nothing,
@@ -33,7 +35,11 @@ enum ExternallyTagged {
 #[test]
 fn externally_tagged_enum() {
     assert_json_snapshot!(schema::<ExternallyTagged>());
-    for value in [json!({"Circle": {"radius": 1.0}}), json!({"Label": "x"}), json!("Origin")] {
+    for value in [
+        json!({"Circle": {"radius": 1.0}}),
+        json!({"Label": "x"}),
+        json!("Origin"),
+    ] {
         serde_json::from_value::<ExternallyTagged>(value).unwrap();
     }
 }
@@ -96,7 +102,12 @@ enum Untagged {
 #[test]
 fn untagged_enum() {
     assert_json_snapshot!(schema::<Untagged>());
-    for value in [json!(7), json!("ada"), json!({"first": "Ada", "last": "L"}), json!(null)] {
+    for value in [
+        json!(7),
+        json!("ada"),
+        json!({"first": "Ada", "last": "L"}),
+        json!(null),
+    ] {
         serde_json::from_value::<Untagged>(value).unwrap();
     }
 }
@@ -139,7 +150,10 @@ struct Renamed {
 fn rename_all_rename_default_skip_and_constraints() {
     let schema = schema::<Renamed>();
     assert_json_snapshot!(schema);
-    assert_eq!(schema["required"], json!(["firstName", "surname", "country"]));
+    assert_eq!(
+        schema["required"],
+        json!(["firstName", "surname", "country"])
+    );
     serde_json::from_value::<Renamed>(json!({"firstName": "A", "surname": "B", "country": "DE"}))
         .unwrap();
 }
@@ -241,7 +255,9 @@ struct ParsedFromString {
 
 impl From<String> for ParsedFromString {
     fn from(text: String) -> Self {
-        Self { parts: text.split(',').map(str::to_owned).collect() }
+        Self {
+            parts: text.split(',').map(str::to_owned).collect(),
+        }
     }
 }
 
@@ -307,7 +323,7 @@ struct StdTypes {
     hash_map: HashMap<String, u32>,
     btree_map: BTreeMap<String, Vec<bool>>,
     array: [f64; 3],
-    boxed: Box<String>,
+    boxed: Box<str>,
     arc: Arc<str>,
     rc: Rc<u16>,
     json: Value,

@@ -7,8 +7,8 @@ mod tools;
 
 use insta::assert_json_snapshot;
 use serde_json::json;
-use toolwright::{Context, Effect, ErrorKind, Tool, ToolOutput};
 use tools::{ConvertTemperature, Notes, RefundPayment, SaveNote, SearchNotes};
+use toolwright::{Context, Effect, ErrorKind, Tool, ToolOutput};
 
 #[test]
 fn refund_payment_spec() {
@@ -34,24 +34,57 @@ fn convert_temperature_spec() {
 fn the_spec_follows_the_signature_and_the_docs() {
     let spec = RefundPayment.spec();
     let schema = &spec.input_schema;
-    let names: Vec<_> = schema["properties"].as_object().unwrap().keys().cloned().collect();
-    assert_eq!(names, ["customer", "amount", "currency", "memo", "retries"], "signature order");
-    assert_eq!(schema["required"], json!(["customer", "amount", "currency"]));
+    let names: Vec<_> = schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(
+        names,
+        ["customer", "amount", "currency", "memo", "retries"],
+        "signature order"
+    );
+    assert_eq!(
+        schema["required"],
+        json!(["customer", "amount", "currency"])
+    );
     assert_eq!(schema["additionalProperties"], json!(false));
     // precedence: `///` on the parameter, then `# Arguments`
-    assert_eq!(schema["properties"]["currency"]["description"], "Currency of the refund.");
-    assert_eq!(schema["properties"]["customer"]["description"], "Customer id, like `C-100`.");
+    assert_eq!(
+        schema["properties"]["currency"]["description"],
+        "Currency of the refund."
+    );
+    assert_eq!(
+        schema["properties"]["customer"]["description"],
+        "Customer id, like `C-100`."
+    );
     assert_eq!(schema["properties"]["retries"]["default"], json!(3));
-    assert!(!spec.description.contains("Arguments"), "{}", spec.description);
-    assert!(!spec.description.contains("not_found"), "# Errors is never sent");
+    assert!(
+        !spec.description.contains("Arguments"),
+        "{}",
+        spec.description
+    );
+    assert!(
+        !spec.description.contains("not_found"),
+        "# Errors is never sent"
+    );
     assert_eq!(spec.effect, Effect::External);
     assert!(spec.annotations.destructive_hint && spec.annotations.open_world_hint);
     assert!(spec.annotations.idempotent_hint);
     // `#[ctx]` parameters never appear in the schema.
-    assert!(SearchNotes.spec().input_schema["properties"].get("notes").is_none());
+    assert!(
+        SearchNotes.spec().input_schema["properties"]
+            .get("notes")
+            .is_none()
+    );
 }
 
-fn run(tool: &dyn Tool, ctx: &Context, arguments: &str) -> Result<ToolOutput, toolwright::ToolError> {
+fn run(
+    tool: &dyn Tool,
+    ctx: &Context,
+    arguments: &str,
+) -> Result<ToolOutput, toolwright::ToolError> {
     tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap()
@@ -61,10 +94,23 @@ fn run(tool: &dyn Tool, ctx: &Context, arguments: &str) -> Result<ToolOutput, to
 #[test]
 fn calls_deserialize_inject_context_and_convert_results() {
     let ctx = Context::new().with(Notes::default());
-    let saved = run(&SaveNote, &ctx, r#"{"note": {"title": "t", "body": "find me"}}"#).unwrap();
+    let saved = run(
+        &SaveNote,
+        &ctx,
+        r#"{"note": {"title": "t", "body": "find me"}}"#,
+    )
+    .unwrap();
     assert_eq!(saved, ToolOutput::Text("Saved note 't'.".into()));
-    let found = run(&SearchNotes, &ctx, r#"{"query": "FIND", "max_results": null}"#).unwrap();
-    assert_eq!(found, ToolOutput::Json(json!([{"title": "t", "body": "find me", "tags": []}])));
+    let found = run(
+        &SearchNotes,
+        &ctx,
+        r#"{"query": "FIND", "max_results": null}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        found,
+        ToolOutput::Json(json!([{"title": "t", "body": "find me", "tags": []}]))
+    );
     let value = serde_json::json!({"value": 0, "from": "kelvin", "to": "celsius"});
     let converted = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -78,13 +124,21 @@ fn calls_deserialize_inject_context_and_convert_results() {
 fn errors_come_back_as_data() {
     let ctx = Context::new();
     // `Err(ToolError)` keeps the category the tool chose.
-    let error = run(&RefundPayment, &ctx, r#"{"customer": "C-0", "amount": 1, "currency": "EUR"}"#)
-        .unwrap_err();
+    let error = run(
+        &RefundPayment,
+        &ctx,
+        r#"{"customer": "C-0", "amount": 1, "currency": "EUR"}"#,
+    )
+    .unwrap_err();
     assert_eq!(error.kind, ErrorKind::NotFound);
     assert_eq!(error.hint.as_deref(), Some("look the customer up first"));
     // `Err(String)` (any `Display`) becomes `failed`.
-    let error = run(&ConvertTemperature, &ctx, r#"{"value": -500, "from": "celsius", "to": "kelvin"}"#)
-        .unwrap_err();
+    let error = run(
+        &ConvertTemperature,
+        &ctx,
+        r#"{"value": -500, "from": "celsius", "to": "kelvin"}"#,
+    )
+    .unwrap_err();
     assert_eq!(error.kind, ErrorKind::Failed);
     assert_eq!(error.message, "-500 is below absolute zero");
     // Arguments that do not deserialize are `invalid_arguments`, never a panic.
@@ -96,5 +150,8 @@ fn errors_come_back_as_data() {
     let error = run(&SaveNote, &ctx, r#"{"note": {"title": "t", "body": "b"}}"#).unwrap_err();
     assert_eq!(error.kind, ErrorKind::Internal);
     assert!(error.message.contains("Notes"), "{}", error.message);
-    assert_eq!(SaveNote.context_types()[0].name, std::any::type_name::<Notes>());
+    assert_eq!(
+        SaveNote.context_types()[0].name,
+        std::any::type_name::<Notes>()
+    );
 }

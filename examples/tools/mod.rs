@@ -85,7 +85,10 @@ pub struct Note {
 #[tool(effect = "write")]
 pub fn save_note(note: Note, #[ctx] notes: &Notes) -> String {
     let title = note.title.clone();
-    let replaced = notes.notes.lock().map(|mut map| map.insert(title.clone(), note).is_some());
+    let replaced = notes
+        .notes
+        .lock()
+        .map(|mut map| map.insert(title.clone(), note).is_some());
     match replaced {
         Ok(true) => format!("Replaced note '{title}'."),
         _ => format!("Saved note '{title}'."),
@@ -107,13 +110,19 @@ pub async fn search_notes(
 ) -> Result<Vec<Note>, ToolError> {
     let query = query.to_lowercase();
     let limit = max_results.unwrap_or(10) as usize;
-    let notes = notes.notes.lock().map_err(|_| ToolError::internal("the notes store is poisoned"))?;
+    let notes = notes
+        .notes
+        .lock()
+        .map_err(|_| ToolError::internal("the notes store is poisoned"))?;
     Ok(notes
         .values()
         .filter(|note| {
             note.title.to_lowercase().contains(&query)
                 || note.body.to_lowercase().contains(&query)
-                || note.tags.iter().any(|tag| tag.to_lowercase().contains(&query))
+                || note
+                    .tags
+                    .iter()
+                    .any(|tag| tag.to_lowercase().contains(&query))
         })
         .take(limit)
         .cloned()

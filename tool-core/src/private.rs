@@ -13,7 +13,9 @@ use serde_json::{Map, Value};
 pub use serde;
 pub use serde_json;
 
-pub use crate::schema::{ObjectSchema, SchemaGenerator, ToolSchema, describe, nullable, with_keywords};
+pub use crate::schema::{
+    ObjectSchema, SchemaGenerator, ToolSchema, describe, nullable, with_keywords,
+};
 use crate::{Arguments, Context, Effect, ToolError, ToolOutput, ToolSpec};
 
 /// The arguments object of a tool, built one parameter at a time.
@@ -99,22 +101,14 @@ pub fn property_schema<T: ToolSchema + ?Sized>(
 /// A declared bound meets the type's own (`#[arg(maximum = 1000)]` on a `u8`): the
 /// tighter one wins, so the schema never admits a value the deserializer rejects.
 fn tighter_bound(key: &str, existing: Option<&Value>, declared: &Value) -> Value {
-    let (Some(existing), Some(declared_number)) = (existing.and_then(Value::as_f64), declared.as_f64()) else {
-        return declared.clone();
-    };
-    let keep_existing = match key {
-        "minimum" => existing > declared_number,
-        "maximum" => existing < declared_number,
+    let keep_existing = match (existing.and_then(Value::as_f64), declared.as_f64()) {
+        (Some(existing), Some(declared)) if key == "minimum" => existing > declared,
+        (Some(existing), Some(declared)) if key == "maximum" => existing < declared,
         _ => false,
     };
-    if keep_existing { Value::from(existing_number(existing)) } else { declared.clone() }
-}
-
-fn existing_number(value: f64) -> Value {
-    if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
-        Value::from(value as i64)
-    } else {
-        Value::from(value)
+    match existing {
+        Some(existing) if keep_existing => existing.clone(),
+        _ => declared.clone(),
     }
 }
 
@@ -136,8 +130,8 @@ pub fn tool_spec(
     idempotent: bool,
     open_world: bool,
 ) -> ToolSpec {
-    let mut spec =
-        ToolSpec::new(name, description, input_schema, effect).with_modifiers(idempotent, open_world);
+    let mut spec = ToolSpec::new(name, description, input_schema, effect)
+        .with_modifiers(idempotent, open_world);
     spec.title = title.map(str::to_owned);
     spec.output_schema = output_schema;
     spec
@@ -183,10 +177,14 @@ pub trait IntoToolOutput {
 #[diagnostic::do_not_recommend]
 impl<T: Serialize> IntoToolOutput for T {
     fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
-        serde_json::to_value(&self).map(ToolOutput::from_value).map_err(|error| {
-            ToolError::internal(format!("the tool's result could not be serialized: {error}"))
+        serde_json::to_value(&self)
+            .map(ToolOutput::from_value)
+            .map_err(|error| {
+                ToolError::internal(format!(
+                    "the tool's result could not be serialized: {error}"
+                ))
                 .with_retryable(false)
-        })
+            })
     }
 }
 
@@ -344,7 +342,12 @@ impl<T: ?Sized> NoOutputSchema for &OutputSchema<T> {}
 pub fn stub_spec() -> &'static ToolSpec {
     static SPEC: std::sync::OnceLock<ToolSpec> = std::sync::OnceLock::new();
     SPEC.get_or_init(|| {
-        ToolSpec::new("invalid_tool", "", serde_json::json!({"type": "object"}), Effect::RISKIEST)
+        ToolSpec::new(
+            "invalid_tool",
+            "",
+            serde_json::json!({"type": "object"}),
+            Effect::RISKIEST,
+        )
     })
 }
 
@@ -357,7 +360,9 @@ pub fn stub_call<'a>() -> crate::ToolFuture<'a> {
 /// properties join ours (required only when the field itself is), anything else (a
 /// flattened enum) goes into `allOf`.
 pub fn flatten_into(object: &mut Map<String, Value>, inner: Value, optional: bool) {
-    let Value::Object(mut inner) = inner else { return };
+    let Value::Object(mut inner) = inner else {
+        return;
+    };
     let plain_object = inner.keys().all(|key| {
         matches!(
             key.as_str(),
@@ -373,7 +378,9 @@ pub fn flatten_into(object: &mut Map<String, Value>, inner: Value, optional: boo
             ours.extend(properties);
         }
         if let (Some(Value::Array(names)), false) = (inner.remove("required"), optional) {
-            let ours = object.entry("required").or_insert_with(|| Value::Array(Vec::new()));
+            let ours = object
+                .entry("required")
+                .or_insert_with(|| Value::Array(Vec::new()));
             if let Value::Array(ours) = ours {
                 ours.extend(names);
             }
@@ -382,7 +389,9 @@ pub fn flatten_into(object: &mut Map<String, Value>, inner: Value, optional: boo
     }
     // Not a plain object (a flattened enum): keep it whole, as a constraint on the same
     // value.
-    let all_of = object.entry("allOf").or_insert_with(|| Value::Array(Vec::new()));
+    let all_of = object
+        .entry("allOf")
+        .or_insert_with(|| Value::Array(Vec::new()));
     if let Value::Array(all_of) = all_of {
         all_of.push(Value::Object(inner));
     }
@@ -448,7 +457,13 @@ pub fn internal_variant(tag: &str, name: &str, inner: Option<Value>) -> Value {
 }
 
 /// An adjacently tagged variant: `{"t": "Name", "c": content}`.
-pub fn adjacent_variant(tag: &str, content_key: &str, name: &str, content: Option<Value>, deny_unknown_fields: bool) -> Value {
+pub fn adjacent_variant(
+    tag: &str,
+    content_key: &str,
+    name: &str,
+    content: Option<Value>,
+    deny_unknown_fields: bool,
+) -> Value {
     let mut object = ObjectSchema::new();
     object.property(tag, const_string(name), true);
     if let Some(content) = content {

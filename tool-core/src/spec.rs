@@ -96,7 +96,15 @@ mod tests {
         for good in ["a", "_x", "read_file", "Search-2", &"a".repeat(64)] {
             assert!(is_valid_tool_name(good), "{good}");
         }
-        for bad in ["", "2fast", "-x", "has space", "dot.ted", "é", &"a".repeat(65)] {
+        for bad in [
+            "",
+            "2fast",
+            "-x",
+            "has space",
+            "dot.ted",
+            "é",
+            &"a".repeat(65),
+        ] {
             assert!(!is_valid_tool_name(bad), "{bad}");
         }
     }

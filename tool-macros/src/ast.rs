@@ -120,14 +120,19 @@ impl<'a> Param<'a> {
     fn from_pat_type(typed: &'a syn::PatType, errors: &Errors) -> Self {
         let attrs = parse_param_attrs(&typed.attrs, errors);
         let ident = match &*typed.pat {
-            Pat::Ident(pat) if pat.subpat.is_none() && pat.by_ref.is_none() => Some(pat.ident.clone()),
+            Pat::Ident(pat) if pat.subpat.is_none() && pat.by_ref.is_none() => {
+                Some(pat.ident.clone())
+            }
             _ => None,
         };
         let (wire_name, wire_span) = match (&attrs.options.rename, &ident) {
             (Some(rename), _) => ((**rename).clone(), rename.span()),
             (None, Some(ident)) => {
                 let name = ident.to_string();
-                (name.strip_prefix("r#").unwrap_or(&name).to_owned(), ident.span())
+                (
+                    name.strip_prefix("r#").unwrap_or(&name).to_owned(),
+                    ident.span(),
+                )
             }
             (None, None) => (String::new(), typed.pat.span()),
         };
@@ -158,7 +163,10 @@ impl<'a> Output<'a> {
                 match last.map(|segment| (&segment.ident, &segment.arguments)) {
                     Some((ident, PathArguments::AngleBracketed(args))) if ident == "Result" => {
                         match args.args.first() {
-                            Some(GenericArgument::Type(ok)) => Output::Result { ok, span: ty.span() },
+                            Some(GenericArgument::Type(ok)) => Output::Result {
+                                ok,
+                                span: ty.span(),
+                            },
                             _ => Output::Value(ty),
                         }
                     }

@@ -2,12 +2,13 @@
 //! unknown keys get "did you mean" for free.
 
 use darling::FromMeta;
+use darling::ast::NestedMeta;
 use darling::util::SpannedValue;
 use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, ExprUnary, Lit, Meta, UnOp};
 
-use crate::errors::Errors;
+use crate::errors::{Errors, closest};
 
 /// `#[tool(...)]`.
 #[derive(Default, FromMeta)]
@@ -92,8 +93,16 @@ impl ArgOptions {
         let numbers = [
             ("minimum", "minimum", &self.minimum),
             ("maximum", "maximum", &self.maximum),
-            ("exclusiveMinimum", "exclusive_minimum", &self.exclusive_minimum),
-            ("exclusiveMaximum", "exclusive_maximum", &self.exclusive_maximum),
+            (
+                "exclusiveMinimum",
+                "exclusive_minimum",
+                &self.exclusive_minimum,
+            ),
+            (
+                "exclusiveMaximum",
+                "exclusive_maximum",
+                &self.exclusive_maximum,
+            ),
             ("multipleOf", "multiple_of", &self.multiple_of),
         ];
         for (keyword, key, value) in numbers {
@@ -108,8 +117,18 @@ impl ArgOptions {
             }
         }
         let counts = [
-            ("minLength", "min_length", &self.min_length, ValueKind::String),
-            ("maxLength", "max_length", &self.max_length, ValueKind::String),
+            (
+                "minLength",
+                "min_length",
+                &self.min_length,
+                ValueKind::String,
+            ),
+            (
+                "maxLength",
+                "max_length",
+                &self.max_length,
+                ValueKind::String,
+            ),
             ("minItems", "min_items", &self.min_items, ValueKind::Array),
             ("maxItems", "max_items", &self.max_items, ValueKind::Array),
         ];
@@ -159,36 +178,109 @@ impl Number {
 impl FromMeta for Number {
     fn from_expr(expr: &Expr) -> darling::Result<Self> {
         let (negative, lit) = match expr {
-            Expr::Unary(ExprUnary { op: UnOp::Neg(_), expr, .. }) => (true, &**expr),
+            Expr::Unary(ExprUnary {
+                op: UnOp::Neg(_),
+                expr,
+                ..
+            }) => (true, &**expr),
             other => (false, other),
         };
         let sign = if negative { -1 } else { 1 };
         let number = match lit {
-            Expr::Lit(ExprLit { lit: Lit::Int(int), .. }) => {
-                int.base10_parse::<i128>().map(|n| Number::Int(sign * n))
-            }
-            Expr::Lit(ExprLit { lit: Lit::Float(float), .. }) => {
-                float.base10_parse::<f64>().map(|n| Number::Float(sign as f64 * n))
-            }
+            Expr::Lit(ExprLit {
+                lit: Lit::Int(int), ..
+            }) => int.base10_parse::<i128>().map(|n| Number::Int(sign * n)),
+            Expr::Lit(ExprLit {
+                lit: Lit::Float(float),
+                ..
+            }) => float
+                .base10_parse::<f64>()
+                .map(|n| Number::Float(sign as f64 * n)),
             Expr::Group(group) => return Self::from_expr(&group.expr),
             _ => {
-                return Err(darling::Error::custom("expected a number literal, like `1` or `0.5`")
-                    .with_span(expr));
+                return Err(
+                    darling::Error::custom("expected a number literal, like `1` or `0.5`")
+                        .with_span(expr),
+                );
             }
         };
         number.map_err(|error| darling::Error::custom(error).with_span(expr))
     }
 }
 
-/// Parses `#[tool(...)]`'s arguments.
-pub fn parse_tool_options(args: TokenStream, errors: &Errors) -> ToolOptions {
-    let items = match darling::ast::NestedMeta::parse_meta_list(args) {
+/// The keys `#[tool(...)]` takes, as the user writes them.
+pub const TOOL_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "effect",
+    "idempotent",
+    "open_world",
+    "crate",
+];
+
+/// The keys `#[arg(...)]` takes.
+pub const ARG_KEYS: &[&str] = &[
+    "description",
+    "rename",
+    "default",
+    "minimum",
+    "maximum",
+    "exclusive_minimum",
+    "exclusive_maximum",
+    "multiple_of",
+    "min_length",
+    "max_length",
+    "pattern",
+    "format",
+    "min_items",
+    "max_items",
+    "example",
+];
+
+/// The items of an attribute's list with unknown keys reported (in toolwright's words,
+/// naming the attribute and the closest key) and left out.
+fn known_items(tokens: TokenStream, keys: &[&str], attr: &str, errors: &Errors) -> Vec<NestedMeta> {
+    let items = match NestedMeta::parse_meta_list(tokens) {
         Ok(items) => items,
         Err(error) => {
             errors.push(error);
-            return ToolOptions::default();
+            return Vec::new();
         }
     };
+    items
+        .into_iter()
+        .filter(|item| {
+            let NestedMeta::Meta(meta) = item else {
+                return true;
+            };
+            let path = meta.path();
+            let key = path.get_ident().map(|ident| ident.to_string());
+            let key = key.as_deref().unwrap_or("");
+            let key = key.strip_prefix("r#").unwrap_or(key);
+            if keys.contains(&key) || (key.is_empty() && path.is_ident("crate")) {
+                return true;
+            }
+            let shown = quote::quote!(#path).to_string().replace(' ', "");
+            let hint = match closest(&shown, keys.iter().copied()) {
+                Some(close) => format!("did you mean `{close}`?"),
+                None => format!(
+                    "the keys are {}",
+                    keys.iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            errors.error_spanned_by(path, format!("unknown key `{shown}` in `{attr}`: {hint}"));
+            false
+        })
+        .collect()
+}
+
+/// Parses `#[tool(...)]`'s arguments.
+pub fn parse_tool_options(args: TokenStream, errors: &Errors) -> ToolOptions {
+    let items = known_items(args, TOOL_KEYS, "#[tool(...)]", errors);
     ToolOptions::from_list(&items).unwrap_or_else(|error| {
         errors.push_darling(error);
         ToolOptions::default()
@@ -223,7 +315,12 @@ pub fn parse_param_attrs(attrs: &[Attribute], errors: &Errors) -> ParamAttrs {
                 continue;
             }
             parsed.arg = Some(attr.span());
-            match ArgOptions::from_meta(&attr.meta) {
+            let Meta::List(list) = &attr.meta else {
+                errors.error_spanned_by(attr, "write the options inside: `#[arg(minimum = 1)]`");
+                continue;
+            };
+            let items = known_items(list.tokens.clone(), ARG_KEYS, "#[arg(...)]", errors);
+            match ArgOptions::from_list(&items) {
                 Ok(options) => parsed.options = options,
                 Err(error) => errors.push_darling(error.with_span(attr)),
             }
@@ -235,5 +332,37 @@ pub fn parse_param_attrs(attrs: &[Attribute], errors: &Errors) -> ParamAttrs {
 /// Whether `attr` is one toolwright reads from a parameter (and so removes from the
 /// function it re-emits).
 pub fn is_param_attr(attr: &Attribute) -> bool {
-    ["arg", "ctx", "doc"].iter().any(|name| attr.path().is_ident(name))
+    ["arg", "ctx", "doc"]
+        .iter()
+        .any(|name| attr.path().is_ident(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key lists above and the darling structs must name the same keys.
+    #[test]
+    fn every_listed_key_is_parsed() {
+        for key in ARG_KEYS {
+            let key = syn::Ident::new(key, Span::call_site());
+            let items = NestedMeta::parse_meta_list(quote::quote!(#key = 1)).unwrap();
+            if let Err(error) = ArgOptions::from_list(&items) {
+                assert!(
+                    !error.to_string().contains("Unknown field"),
+                    "{key}: {error}"
+                );
+            }
+        }
+        for key in TOOL_KEYS {
+            let tokens: TokenStream = format!("{key} = 1").parse().unwrap();
+            let items = NestedMeta::parse_meta_list(tokens).unwrap();
+            if let Err(error) = ToolOptions::from_list(&items) {
+                assert!(
+                    !error.to_string().contains("Unknown field"),
+                    "{key}: {error}"
+                );
+            }
+        }
+    }
 }

@@ -23,7 +23,10 @@ pub fn check_tool(tool: &ToolFn<'_>, errors: &Errors) {
         check_param_attrs(param, errors);
         check_constraints(&param.options, errors);
     }
-    check_wire_names(tool.args().map(|p| (p.wire_name.as_str(), p.wire_span)), errors);
+    check_wire_names(
+        tool.args().map(|p| (p.wire_name.as_str(), p.wire_span)),
+        errors,
+    );
 }
 
 /// The function must be one the companion can call: no receiver, generics, `unsafe`,
@@ -31,7 +34,10 @@ pub fn check_tool(tool: &ToolFn<'_>, errors: &Errors) {
 fn check_signature(tool: &ToolFn<'_>, errors: &Errors) {
     let sig = &tool.item.sig;
     if let Some(constness) = &sig.constness {
-        errors.error_spanned_by(constness, "#[tool] cannot go on a `const fn`: remove `const`");
+        errors.error_spanned_by(
+            constness,
+            "#[tool] cannot go on a `const fn`: remove `const`",
+        );
     }
     if let Safety::Unsafe(token) = &sig.safety {
         errors.error_spanned_by(
@@ -40,10 +46,16 @@ fn check_signature(tool: &ToolFn<'_>, errors: &Errors) {
         );
     }
     if let Some(abi) = &sig.abi {
-        errors.error_spanned_by(abi, "#[tool] cannot go on an `extern` function: remove the ABI");
+        errors.error_spanned_by(
+            abi,
+            "#[tool] cannot go on an `extern` function: remove the ABI",
+        );
     }
     if let Some(variadic) = &sig.variadic {
-        errors.error_spanned_by(variadic, "#[tool] cannot go on a variadic function: take a `Vec<T>` instead");
+        errors.error_spanned_by(
+            variadic,
+            "#[tool] cannot go on a variadic function: take a `Vec<T>` instead",
+        );
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         errors.error_spanned_by(
@@ -67,7 +79,9 @@ fn check_name(tool: &ToolFn<'_>, errors: &Errors) {
     let bytes = name.as_bytes();
     let valid = matches!(bytes.first(), Some(b) if b.is_ascii_alphabetic() || *b == b'_')
         && bytes.len() <= 64
-        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-');
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-');
     if !valid {
         errors.error_at(
             tool.name_span,
@@ -82,7 +96,13 @@ fn check_name(tool: &ToolFn<'_>, errors: &Errors) {
 fn suggest_name(name: &str) -> String {
     let mut suggestion: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(64)
         .collect();
     if !suggestion.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
@@ -110,7 +130,9 @@ fn check_description(tool: &ToolFn<'_>, errors: &Errors) {
 }
 
 fn check_effect(tool: &ToolFn<'_>, errors: &Errors) {
-    let Some(effect) = &tool.options.effect else { return };
+    let Some(effect) = &tool.options.effect else {
+        return;
+    };
     if EFFECTS.contains(&effect.as_str()) {
         return;
     }
@@ -155,7 +177,11 @@ fn check_argument_docs(tool: &ToolFn<'_>, errors: &Errors) {
 }
 
 fn quoted_list(names: &[String]) -> String {
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn check_param_pattern(param: &Param<'_>, errors: &Errors) {
@@ -239,7 +265,11 @@ fn owned_suggestion(elem: &Type) -> String {
 }
 
 fn tokens(ty: &Type) -> String {
-    quote::quote!(#ty).to_string().replace(" < ", "<").replace(" >", ">").replace(" , ", ", ")
+    quote::quote!(#ty)
+        .to_string()
+        .replace(" < ", "<")
+        .replace(" >", ">")
+        .replace(" , ", ", ")
 }
 
 fn check_param_attrs(param: &Param<'_>, errors: &Errors) {
@@ -255,14 +285,33 @@ fn check_param_attrs(param: &Param<'_>, errors: &Errors) {
 pub fn check_constraints(options: &ArgOptions, errors: &Errors) {
     let pairs = [
         (&options.minimum, &options.maximum, "minimum", "maximum"),
-        (&options.exclusive_minimum, &options.exclusive_maximum, "exclusive_minimum", "exclusive_maximum"),
-        (&options.minimum, &options.exclusive_maximum, "minimum", "exclusive_maximum"),
-        (&options.exclusive_minimum, &options.maximum, "exclusive_minimum", "maximum"),
+        (
+            &options.exclusive_minimum,
+            &options.exclusive_maximum,
+            "exclusive_minimum",
+            "exclusive_maximum",
+        ),
+        (
+            &options.minimum,
+            &options.exclusive_maximum,
+            "minimum",
+            "exclusive_maximum",
+        ),
+        (
+            &options.exclusive_minimum,
+            &options.maximum,
+            "exclusive_minimum",
+            "maximum",
+        ),
     ];
     for (low, high, low_key, high_key) in pairs {
         if let (Some(low), Some(high)) = (low, high) {
             let exclusive = low_key.starts_with("exclusive") || high_key.starts_with("exclusive");
-            let empty = if exclusive { low.as_f64() >= high.as_f64() } else { low.as_f64() > high.as_f64() };
+            let empty = if exclusive {
+                low.as_f64() >= high.as_f64()
+            } else {
+                low.as_f64() > high.as_f64()
+            };
             if empty {
                 errors.error_at(
                     low.span(),
@@ -278,11 +327,24 @@ pub fn check_constraints(options: &ArgOptions, errors: &Errors) {
     if let Some(multiple_of) = &options.multiple_of
         && multiple_of.as_f64() <= 0.0
     {
-        errors.error_at(multiple_of.span(), "`#[arg(multiple_of = ...)]` must be greater than 0");
+        errors.error_at(
+            multiple_of.span(),
+            "`#[arg(multiple_of = ...)]` must be greater than 0",
+        );
     }
     let counts = [
-        (&options.min_length, &options.max_length, "min_length", "max_length"),
-        (&options.min_items, &options.max_items, "min_items", "max_items"),
+        (
+            &options.min_length,
+            &options.max_length,
+            "min_length",
+            "max_length",
+        ),
+        (
+            &options.min_items,
+            &options.max_items,
+            "min_items",
+            "max_items",
+        ),
     ];
     for (low, high, low_key, high_key) in counts {
         if let (Some(low), Some(high)) = (low, high)
@@ -309,7 +371,10 @@ pub fn check_constraints(options: &ArgOptions, errors: &Errors) {
         if let KeywordValue::Number(Number::Float(value)) = keyword.value
             && !value.is_finite()
         {
-            errors.error_at(keyword.span, format!("`#[arg({} = ...)]` must be a finite number", keyword.key));
+            errors.error_at(
+                keyword.span,
+                format!("`#[arg({} = ...)]` must be a finite number", keyword.key),
+            );
         }
     }
 }
@@ -336,7 +401,9 @@ pub fn check_wire_names<'n>(names: impl Iterator<Item = (&'n str, Span)>, errors
         }
         seen.push(name);
         let valid = name.len() <= 64
-            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
         if !valid {
             errors.error_at(
                 span,

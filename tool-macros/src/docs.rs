@@ -31,11 +31,17 @@ pub struct ArgDoc {
 fn doc_lines(attrs: &[Attribute]) -> Vec<(String, Span)> {
     let mut lines = Vec::new();
     for attr in attrs {
-        let Meta::NameValue(meta) = &attr.meta else { continue };
+        let Meta::NameValue(meta) = &attr.meta else {
+            continue;
+        };
         if !meta.path.is_ident("doc") {
             continue;
         }
-        if let Expr::Lit(ExprLit { lit: Lit::Str(text), .. }) = &meta.value {
+        if let Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) = &meta.value
+        {
             for line in text.value().split('\n') {
                 lines.push((line.to_owned(), attr.span()));
             }
@@ -113,7 +119,9 @@ fn parse_argument_line(line: &str, span: Span, args: &mut Vec<ArgDoc>) {
     if trimmed.is_empty() {
         return;
     }
-    let bullet = ["* ", "- ", "+ "].iter().find_map(|b| trimmed.strip_prefix(b));
+    let bullet = ["* ", "- ", "+ "]
+        .iter()
+        .find_map(|b| trimmed.strip_prefix(b));
     let Some(entry) = bullet else {
         if let Some(last) = args.last_mut() {
             last.text.push(' ');
@@ -186,10 +194,17 @@ mod tests {
             parsed.text,
             "Refund a payment.\n\nUse only after confirmation.\n\n# Notes\nKept."
         );
-        let args: Vec<_> = parsed.args.iter().map(|a| (a.name.as_str(), a.text.as_str())).collect();
+        let args: Vec<_> = parsed
+            .args
+            .iter()
+            .map(|a| (a.name.as_str(), a.text.as_str()))
+            .collect();
         assert_eq!(
             args,
-            [("customer", "Customer id, like `C-100`."), ("amount", "Amount in cents.")]
+            [
+                ("customer", "Customer id, like `C-100`."),
+                ("amount", "Amount in cents.")
+            ]
         );
     }
 

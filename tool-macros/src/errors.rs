@@ -45,7 +45,11 @@ impl Errors {
 
     /// All errors combined into one, or `Ok` when there were none.
     pub fn finish(self) -> syn::Result<()> {
-        let errors = self.errors.borrow_mut().take().expect("Errors finished twice");
+        let errors = self
+            .errors
+            .borrow_mut()
+            .take()
+            .expect("Errors finished twice");
         let mut iter = errors.into_iter();
         let Some(mut combined) = iter.next() else {
             return Ok(());

@@ -22,7 +22,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Derives `ToolSchema` from a type's shape and its serde attributes. See the
 /// `toolwright` crate.
-#[proc_macro_derive(ToolSchema, attributes(arg, serde))]
+#[proc_macro_derive(ToolSchema, attributes(arg, serde, tool_schema))]
 pub fn derive_tool_schema(input: TokenStream) -> TokenStream {
     derive::expand_derive(syn::parse_macro_input!(input as syn::DeriveInput)).into()
 }

@@ -94,7 +94,10 @@ impl SchemaGenerator {
     /// Attaches the collected `$defs` to `root` (an object schema) and returns it.
     pub fn into_root(self, mut root: Map<String, Value>) -> Value {
         if !self.defs.is_empty() {
-            root.insert("$defs".into(), Value::Object(self.defs.into_iter().collect()));
+            root.insert(
+                "$defs".into(),
+                Value::Object(self.defs.into_iter().collect()),
+            );
         }
         Value::Object(root)
     }
@@ -110,7 +113,11 @@ impl SchemaGenerator {
                 .map(|defs| defs.contains(&format!("\"#/$defs/{key}\"")))
                 .unwrap_or(true);
             schema = if referenced {
-                generator.defs.get(&key).cloned().unwrap_or(Value::Bool(true))
+                generator
+                    .defs
+                    .get(&key)
+                    .cloned()
+                    .unwrap_or(Value::Bool(true))
             } else {
                 generator.defs.remove(&key).unwrap_or(Value::Bool(true))
             };
@@ -160,7 +167,11 @@ fn reference(key: &str) -> Value {
 pub fn nullable(schema: Value) -> Value {
     let Value::Object(mut map) = schema else {
         // `true` accepts null already; `false` becomes "only null".
-        return if schema == Value::Bool(true) { schema } else { serde_json::json!({"type": "null"}) };
+        return if schema == Value::Bool(true) {
+            schema
+        } else {
+            serde_json::json!({"type": "null"})
+        };
     };
     if map.is_empty() {
         return Value::Object(map);
@@ -179,7 +190,9 @@ pub fn nullable(schema: Value) -> Value {
             }
             Value::Object(map)
         }
-        Some(Value::Array(types)) if simple && types.iter().any(|t| t == "null") => Value::Object(map),
+        Some(Value::Array(types)) if simple && types.iter().any(|t| t == "null") => {
+            Value::Object(map)
+        }
         _ => serde_json::json!({"anyOf": [Value::Object(map), {"type": "null"}]}),
     }
 }

@@ -12,7 +12,11 @@ use super::fields;
 use crate::docs;
 use crate::errors::Errors;
 
-pub fn enum_schema(container: &Container<'_>, variants: &[Variant<'_>], errors: &Errors) -> TokenStream {
+pub fn enum_schema(
+    container: &Container<'_>,
+    variants: &[Variant<'_>],
+    errors: &Errors,
+) -> TokenStream {
     let variants: Vec<&Variant<'_>> = variants
         .iter()
         .filter(|v| !v.attrs.skip_deserializing() && !v.attrs.other())
@@ -21,7 +25,9 @@ pub fn enum_schema(container: &Container<'_>, variants: &[Variant<'_>], errors: 
     let deny = container.attrs.deny_unknown_fields();
 
     // The common case: unit variants only, externally tagged → a string enum.
-    let all_unit = variants.iter().all(|v| matches!(v.style, Style::Unit) && !v.attrs.untagged());
+    let all_unit = variants
+        .iter()
+        .all(|v| matches!(v.style, Style::Unit) && !v.attrs.untagged());
     if all_unit && matches!(tag, TagType::External) {
         let names = variants.iter().map(|v| variant_name(v));
         return quote!(_tw::__private::string_enum(&[#(#names),*]));
@@ -88,7 +94,12 @@ fn variant_name(variant: &Variant<'_>) -> String {
 }
 
 /// The value a variant carries: its one field's schema, or an object of its fields.
-fn content(variant: &Variant<'_>, deny: bool, tag: Option<(&str, &str)>, errors: &Errors) -> TokenStream {
+fn content(
+    variant: &Variant<'_>,
+    deny: bool,
+    tag: Option<(&str, &str)>,
+    errors: &Errors,
+) -> TokenStream {
     match variant.style {
         Style::Newtype => {
             let ty = variant.fields[0].ty;
@@ -140,7 +151,11 @@ pub fn unit_variant_docs(container: &Container<'_>, variants: &[Variant<'_>]) ->
         }
         let doc = docs::parse(&variant.original.attrs).text;
         if !doc.is_empty() {
-            text.push_str(&format!("\n- \"{}\": {}", variant_name(variant), doc.replace('\n', " ")));
+            text.push_str(&format!(
+                "\n- \"{}\": {}",
+                variant_name(variant),
+                doc.replace('\n', " ")
+            ));
         }
     }
     text

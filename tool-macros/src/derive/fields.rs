@@ -37,7 +37,11 @@ pub fn object(
             });
             continue;
         }
-        let Property { description, keywords, assertions: kinds } = property(field, errors);
+        let Property {
+            description,
+            keywords,
+            assertions: kinds,
+        } = property(field, errors);
         assertions.extend(kinds);
         let name = field.attrs.name().deserialize_name().value.clone();
         names.push((name.clone(), field.original.span()));
@@ -57,7 +61,10 @@ pub fn object(
     let tag = tag.map(|(tag, variant)| {
         quote!(__tw_object.property(#tag, _tw::__private::const_string(#variant), true);)
     });
-    check_wire_names(names.iter().map(|(name, span)| (name.as_str(), *span)), errors);
+    check_wire_names(
+        names.iter().map(|(name, span)| (name.as_str(), *span)),
+        errors,
+    );
     quote! {{
         #[allow(dead_code)]
         fn __tw_assert_constraint_kinds() { #(#assertions)* }
@@ -73,7 +80,9 @@ pub fn object(
 /// A newtype or `#[serde(transparent)]` struct: the schema of its one deserialized
 /// field, with the field's own `#[arg]` constraints and docs.
 pub fn transparent(fields: &[Field<'_>], errors: &Errors) -> TokenStream {
-    let field = fields.iter().find(|field| !field.attrs.skip_deserializing());
+    let field = fields
+        .iter()
+        .find(|field| !field.attrs.skip_deserializing());
     let Some(field) = field else {
         return quote!(_tw::__private::serde_json::json!({"type": "null"}));
     };
@@ -100,7 +109,10 @@ fn property(field: &Field<'_>, errors: &Errors) -> Property {
     let attrs = parse_param_attrs(&field.original.attrs, errors);
     reject_param_only_options(&attrs.options, errors);
     if let Some(ctx) = attrs.ctx {
-        errors.error_at(ctx, "`#[ctx]` goes on a `#[tool]` function's parameter, not on a field");
+        errors.error_at(
+            ctx,
+            "`#[ctx]` goes on a `#[tool]` function's parameter, not on a field",
+        );
     }
     check_constraints(&attrs.options, errors);
     let description = attrs

@@ -47,14 +47,24 @@ pub fn expand_derive(input: DeriveInput) -> TokenStream {
 /// Structs with named fields and enums go to `$defs`; newtypes, transparent structs and
 /// `from` conversions are inlined as the type they read.
 fn is_named(container: &Container<'_>) -> bool {
-    if container.attrs.transparent() || container.attrs.type_from().is_some() || container.attrs.type_try_from().is_some() {
+    if container.attrs.transparent()
+        || container.attrs.type_from().is_some()
+        || container.attrs.type_try_from().is_some()
+    {
         return false;
     }
-    matches!(container.data, Data::Enum(_) | Data::Struct(Style::Struct, _))
+    matches!(
+        container.data,
+        Data::Enum(_) | Data::Struct(Style::Struct, _)
+    )
 }
 
 fn schema_body(container: &Container<'_>, errors: &Errors) -> TokenStream {
-    if let Some(from) = container.attrs.type_from().or(container.attrs.type_try_from()) {
+    if let Some(from) = container
+        .attrs
+        .type_from()
+        .or(container.attrs.type_try_from())
+    {
         // `#[serde(from = "T")]`: the value is read as a `T`.
         return quote!(__tw_gen.subschema_for::<#from>());
     }
@@ -94,7 +104,10 @@ fn schema_body(container: &Container<'_>, errors: &Errors) -> TokenStream {
 fn impl_tool_schema(input: &DeriveInput, body: TokenStream, named: bool) -> TokenStream {
     let ident = &input.ident;
     let mut generics = input.generics.clone();
-    let type_params: Vec<Ident> = generics.type_params().map(|param| param.ident.clone()).collect();
+    let type_params: Vec<Ident> = generics
+        .type_params()
+        .map(|param| param.ident.clone())
+        .collect();
     for param in generics.type_params_mut() {
         param.bounds.push(syn::parse_quote!(_tw::ToolSchema));
     }
@@ -128,11 +141,11 @@ fn impl_tool_schema(input: &DeriveInput, body: TokenStream, named: bool) -> Toke
     }
 }
 
-/// `::toolwright`, or the path in `#[arg(crate = path)]` on the container (for a renamed
-/// dependency).
+/// `::toolwright`, or the path in `#[tool_schema(crate = path)]` on the container (for a
+/// renamed dependency).
 fn crate_path(input: &DeriveInput) -> syn::Path {
     for attr in &input.attrs {
-        if !attr.path().is_ident("arg") {
+        if !attr.path().is_ident("tool_schema") {
             continue;
         }
         let mut krate = None;

@@ -12,7 +12,9 @@ use crate::expand::schema::default_fn_name;
 pub fn expand_call(tool: &ToolFn<'_>) -> TokenStream {
     let tool_name = &tool.name;
     let function = &tool.item.sig.ident;
-    let locals: Vec<_> = (0..tool.params.len()).map(|i| format_ident!("__tw_{}", i)).collect();
+    let locals: Vec<_> = (0..tool.params.len())
+        .map(|i| format_ident!("__tw_{}", i))
+        .collect();
 
     let mut fields = Vec::new();
     let mut field_names = Vec::new();
@@ -46,7 +48,11 @@ pub fn expand_call(tool: &ToolFn<'_>) -> TokenStream {
     }
 
     let call = quote!(#function(#(#locals),*));
-    let call = if tool.is_async() { quote!(#call.await) } else { call };
+    let call = if tool.is_async() {
+        quote!(#call.await)
+    } else {
+        call
+    };
     let convert = convert_output(&tool.output);
     let context_types = (!context_types.is_empty()).then(|| {
         quote! {

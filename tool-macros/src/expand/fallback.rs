@@ -7,7 +7,12 @@ use syn::{ItemFn, Path};
 
 use crate::ast::ToolFn;
 
-pub fn expand_fallback(tool: &ToolFn<'_>, cleaned: &ItemFn, krate: &Path, error: syn::Error) -> TokenStream {
+pub fn expand_fallback(
+    tool: &ToolFn<'_>,
+    cleaned: &ItemFn,
+    krate: &Path,
+    error: syn::Error,
+) -> TokenStream {
     let errors = error.to_compile_error();
     let vis = &tool.item.vis;
     let name = &tool.companion;

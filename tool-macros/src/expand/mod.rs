@@ -56,13 +56,21 @@ pub fn expand_tool(args: TokenStream, item: TokenStream) -> TokenStream {
                 };
             }
         }
+        // A method sits in an `impl` block, where no companion struct can be declared.
+        Err(error) if has_receiver(&item) => {
+            let errors = error.to_compile_error();
+            quote!(#errors #cleaned)
+        }
         Err(error) => fallback::expand_fallback(&tool, &cleaned, &krate, error),
     }
 }
 
 /// `#[tool(crate = path)]`, or `::toolwright`.
 pub fn crate_path(options: &ToolOptions) -> Path {
-    options.krate.clone().unwrap_or_else(|| syn::parse_quote!(::toolwright))
+    options
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::toolwright))
 }
 
 /// The function as the user wrote it, without `#[arg]`, `#[ctx]` and `///` on its
@@ -75,6 +83,13 @@ fn strip_param_attrs(item: &ItemFn) -> ItemFn {
         }
     }
     item
+}
+
+fn has_receiver(item: &ItemFn) -> bool {
+    item.sig
+        .inputs
+        .iter()
+        .any(|input| matches!(input, FnArg::Receiver(_)))
 }
 
 fn companion_struct(tool: &ToolFn<'_>) -> TokenStream {

@@ -1,8 +1,8 @@
 //! `Tool::spec`: the arguments' schema, one generated line per parameter, and the rest
 //! of the contract. Built once, on first use, and cached in a `static`.
 
-use proc_macro2::{Literal, Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Group, Literal, Span, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Output, Param, ToolFn};
@@ -10,7 +10,9 @@ use crate::attr::{ArgOptions, KeywordValue, Number, ValueKind};
 
 pub fn expand_spec(tool: &ToolFn<'_>) -> TokenStream {
     let params = tool.args().map(|param| expand_param(tool, param));
-    let assertions = tool.args().flat_map(|param| kind_assertions(&param.options, param.ty));
+    let assertions = tool
+        .args()
+        .flat_map(|param| kind_assertions(&param.options, param.ty));
     let name = &tool.name;
     let title = option_str(tool.options.title.as_deref());
     let description = tool.description();
@@ -112,6 +114,9 @@ pub fn kind_assertions(options: &ArgOptions, ty: &syn::Type) -> Vec<TokenStream>
                 ValueKind::String => quote_spanned!(keyword.span=> assert_string),
                 ValueKind::Array => quote_spanned!(keyword.span=> assert_array),
             };
+            // The type is re-spanned too: rustc reports an unmet bound at the type
+            // argument, and the mistake is the constraint, not the type.
+            let ty = respan(ty.to_token_stream(), keyword.span);
             quote_spanned! {keyword.span=> _tw::__private::#assert::<#ty>(); }
         })
         .collect()
@@ -159,7 +164,9 @@ fn output_schema(output: &Output<'_>) -> TokenStream {
         Output::Result { ok, .. } => *ok,
         Output::Value(ty) => *ty,
     };
-    if matches!(ty, syn::Type::ImplTrait(_)) || matches!(ty, syn::Type::Tuple(t) if t.elems.is_empty()) {
+    if matches!(ty, syn::Type::ImplTrait(_))
+        || matches!(ty, syn::Type::Tuple(t) if t.elems.is_empty())
+    {
         return quote!(::core::option::Option::None);
     }
     quote! {{
@@ -167,4 +174,22 @@ fn output_schema(output: &Output<'_>) -> TokenStream {
         use _tw::__private::{HasOutputSchema as _, NoOutputSchema as _};
         (&_tw::__private::OutputSchema::<#ty>::new()).output_schema()
     }}
+}
+
+/// `tokens` with every span set to `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Group(group) => {
+                let mut respanned = Group::new(group.delimiter(), respan(group.stream(), span));
+                respanned.set_span(span);
+                TokenTree::Group(respanned)
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
+        })
+        .collect()
 }

@@ -1,0 +1,6 @@
+use toolwright::ToolSchema;
+
+#[derive(serde::Deserialize, ToolSchema)]
+struct Point(f64, f64);
+
+fn main() {}

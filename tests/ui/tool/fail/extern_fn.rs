@@ -1,0 +1,9 @@
+use toolwright::tool;
+
+/// Add one.
+#[tool(effect = "read_only")]
+extern "C" fn increment(value: i32) -> i32 {
+    value + 1
+}
+
+fn main() {}
