@@ -29,7 +29,7 @@
 //! See the README for the attribute reference, the supported types and the effect
 //! classes.
 
-pub use toolwright_core::schema;
+pub use toolwright_core::{schema, validate};
 pub use toolwright_core::{
     Annotations, Arguments, Context, ContextType, Effect, ErrorKind, Problem, SchemaGenerator,
     Tool, ToolError, ToolFuture, ToolOutput, ToolSchema, ToolSpec, is_valid_tool_name,

@@ -9,6 +9,7 @@ mod error;
 pub mod schema;
 mod spec;
 mod tool;
+pub mod validate;
 
 #[doc(hidden)]
 pub mod private;

@@ -1,0 +1,291 @@
+//! The string formats toolwright asserts (`#[arg(format = "date")]`): a model that
+//! sends "next friday" for a date gets told so, with the shape it should have used.
+//! Other format names stay annotations, as JSON Schema 2020-12 makes them by default.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// A format the validator checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Date,
+    DateTime,
+    Time,
+    Duration,
+    Email,
+    Hostname,
+    Ipv4,
+    Ipv6,
+    Uuid,
+}
+
+impl Format {
+    /// The asserted format of that name; `None` for formats that stay annotations.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "date" => Format::Date,
+            "date-time" => Format::DateTime,
+            "time" => Format::Time,
+            "duration" => Format::Duration,
+            "email" => Format::Email,
+            "hostname" => Format::Hostname,
+            "ipv4" => Format::Ipv4,
+            "ipv6" => Format::Ipv6,
+            "uuid" => Format::Uuid,
+            _ => return None,
+        })
+    }
+
+    /// The name in a schema.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Date => "date",
+            Format::DateTime => "date-time",
+            Format::Time => "time",
+            Format::Duration => "duration",
+            Format::Email => "email",
+            Format::Hostname => "hostname",
+            Format::Ipv4 => "ipv4",
+            Format::Ipv6 => "ipv6",
+            Format::Uuid => "uuid",
+        }
+    }
+
+    /// What a valid value looks like, for the message a model reads.
+    pub fn expected(self) -> &'static str {
+        match self {
+            Format::Date => "YYYY-MM-DD",
+            Format::DateTime => "YYYY-MM-DDTHH:MM:SS with a Z or ±HH:MM offset (RFC 3339)",
+            Format::Time => "HH:MM:SS with a Z or ±HH:MM offset (RFC 3339)",
+            Format::Duration => "an ISO 8601 duration such as P3D or PT1H30M",
+            Format::Email => "name@example.com",
+            Format::Hostname => "a host name such as api.example.com",
+            Format::Ipv4 => "four decimal numbers 0-255 separated by dots",
+            Format::Ipv6 => "an IPv6 address such as 2001:db8::1",
+            Format::Uuid => "8-4-4-4-12 hexadecimal digits",
+        }
+    }
+
+    /// The article and noun for messages: "is not a date".
+    pub fn noun(self) -> &'static str {
+        match self {
+            Format::Date => "a date",
+            Format::DateTime => "a date-time",
+            Format::Time => "a time",
+            Format::Duration => "a duration",
+            Format::Email => "an email address",
+            Format::Hostname => "a host name",
+            Format::Ipv4 => "an IPv4 address",
+            Format::Ipv6 => "an IPv6 address",
+            Format::Uuid => "a UUID",
+        }
+    }
+
+    /// Whether `text` has this format.
+    pub fn matches(self, text: &str) -> bool {
+        match self {
+            Format::Date => is_date(text),
+            Format::DateTime => is_date_time(text),
+            Format::Time => is_time(text),
+            Format::Duration => regex(&DURATION, DURATION_PATTERN).is_match(text),
+            Format::Email => is_email(text),
+            Format::Hostname => is_hostname(text),
+            Format::Ipv4 => is_ipv4(text),
+            Format::Ipv6 => is_ipv6(text),
+            Format::Uuid => regex(&UUID, UUID_PATTERN).is_match(text),
+        }
+    }
+}
+
+fn regex(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pattern).expect("the format patterns are valid"))
+}
+
+static DURATION: OnceLock<Regex> = OnceLock::new();
+/// RFC 3339 appendix A: `P` then a date part (day, month[day], year[month[day]]) with an
+/// optional time part, or a time part alone, or weeks alone.
+const DURATION_PATTERN: &str = r"^P(?:(?:[0-9]+D|[0-9]+M(?:[0-9]+D)?|[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?)(?:T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S))?|T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)|[0-9]+W)$";
+
+static UUID: OnceLock<Regex> = OnceLock::new();
+const UUID_PATTERN: &str = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+
+/// `n` ASCII digits at the start of `text`, as a number.
+fn digits(text: &str, n: usize) -> Option<u32> {
+    let part = text.get(..n)?;
+    part.bytes().all(|b| b.is_ascii_digit()).then(|| part.parse().ok())?
+}
+
+fn is_date(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
+        return false;
+    }
+    let (Some(year), Some(month), Some(day)) = (digits(text, 4), digits(&text[5..], 2), digits(&text[8..], 2))
+    else {
+        return false;
+    };
+    (1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month)
+}
+
+fn days_in_month(year: u32, month: u32) -> u32 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+fn is_date_time(text: &str) -> bool {
+    match text.get(10..11) {
+        Some("T" | "t") => is_date(&text[..10]) && is_time(&text[11..]),
+        _ => false,
+    }
+}
+
+/// RFC 3339 `full-time`: `HH:MM:SS[.frac]` and `Z` or `±HH:MM`. A leap second (`:60`) is
+/// valid only at 23:59 UTC, whatever the offset.
+fn is_time(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.len() < 9 || bytes[2] != b':' || bytes[5] != b':' {
+        return false;
+    }
+    let (Some(hour), Some(minute), Some(second)) = (digits(text, 2), digits(&text[3..], 2), digits(&text[6..], 2))
+    else {
+        return false;
+    };
+    let mut rest = &text[8..];
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let end = fraction.find(|c: char| !c.is_ascii_digit()).unwrap_or(fraction.len());
+        if end == 0 {
+            return false;
+        }
+        rest = &fraction[end..];
+    }
+    let offset_minutes: i64 = match rest {
+        "Z" | "z" => 0,
+        _ => {
+            let sign = match rest.as_bytes().first() {
+                Some(b'+') => 1,
+                Some(b'-') => -1,
+                _ => return false,
+            };
+            let offset = &rest[1..];
+            if offset.len() != 5 || offset.as_bytes()[2] != b':' {
+                return false;
+            }
+            let (Some(oh), Some(om)) = (digits(offset, 2), digits(&offset[3..], 2)) else {
+                return false;
+            };
+            if oh > 23 || om > 59 {
+                return false;
+            }
+            sign * i64::from(oh * 60 + om)
+        }
+    };
+    if hour > 23 || minute > 59 || second > 60 {
+        return false;
+    }
+    if second == 60 {
+        let utc = (i64::from(hour * 60 + minute) - offset_minutes).rem_euclid(24 * 60);
+        return utc == 23 * 60 + 59;
+    }
+    true
+}
+
+fn is_ipv4(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('.').collect();
+    parts.len() == 4
+        && parts.iter().all(|part| {
+            !part.is_empty()
+                && part.len() <= 3
+                && part.bytes().all(|b| b.is_ascii_digit())
+                && (part.len() == 1 || !part.starts_with('0'))
+                && part.parse::<u16>().is_ok_and(|n| n <= 255)
+        })
+}
+
+fn is_ipv6(text: &str) -> bool {
+    // The standard library's parser follows RFC 4291 (one `::`, 1-4 hex digits per
+    // group, a trailing dotted IPv4); the IPv4 part must also pass the strict check
+    // above (no leading zeros).
+    if !text.is_ascii() || text.parse::<std::net::Ipv6Addr>().is_err() {
+        return false;
+    }
+    match text.rsplit_once(':') {
+        Some((_, last)) if last.contains('.') => is_ipv4(last),
+        _ => true,
+    }
+}
+
+fn is_hostname(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= 253
+        && text.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        })
+}
+
+/// RFC 5321 mailbox: a dot-atom or quoted local part, `@`, and a host name or an
+/// address literal (`[127.0.0.1]`, `[IPv6:::1]`).
+fn is_email(text: &str) -> bool {
+    let Some((local, domain)) = text.rsplit_once('@') else {
+        return false;
+    };
+    let local_ok = if let Some(quoted) = local.strip_prefix('"').and_then(|l| l.strip_suffix('"')) {
+        is_quoted_content(quoted)
+    } else {
+        !local.is_empty()
+            && local.split('.').all(|atom| {
+                !atom.is_empty() && atom.chars().all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c))
+            })
+    };
+    let domain_ok = match domain.strip_prefix('[').and_then(|d| d.strip_suffix(']')) {
+        Some(literal) => match literal.strip_prefix("IPv6:") {
+            Some(v6) => is_ipv6(v6),
+            None => is_ipv4(literal),
+        },
+        None => is_hostname(domain),
+    };
+    local_ok && domain_ok
+}
+
+fn is_quoted_content(text: &str) -> bool {
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if chars.next().is_none() {
+                    return false;
+                }
+            }
+            '"' => return false,
+            c if c.is_ascii_control() => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Format;
+
+    #[test]
+    fn the_examples_in_the_messages_are_valid() {
+        assert!(Format::Date.matches("2026-11-29"));
+        assert!(!Format::Date.matches("next friday"));
+        assert!(Format::DateTime.matches("2026-11-29T12:00:00Z"));
+        assert!(Format::Time.matches("12:00:00+01:00"));
+        assert!(Format::Duration.matches("PT1H30M") && Format::Duration.matches("P3D"));
+        assert!(Format::Email.matches("name@example.com"));
+        assert!(Format::Hostname.matches("api.example.com"));
+        assert!(Format::Ipv6.matches("2001:db8::1"));
+        assert!(Format::Uuid.matches("67e55044-10b1-426f-9247-bb680e5fe0c8"));
+    }
+}

@@ -1,0 +1,182 @@
+//! JSON helpers the validator needs: equality by value (so `1` equals `1.0`), exact
+//! number comparison, paths, and short renderings of values for messages.
+
+use std::cmp::Ordering;
+use std::fmt::Write as _;
+
+use serde_json::{Number, Value};
+
+/// JSON equality as JSON Schema defines it: numbers by mathematical value.
+pub fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(a), Value::Number(b)) => compare_numbers(a, b) == Some(Ordering::Equal),
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| json_eq(a, b))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len() && a.iter().all(|(key, a)| b.get(key).is_some_and(|b| json_eq(a, b)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Compares two JSON numbers exactly when both are integers, as `f64` otherwise.
+pub fn compare_numbers(a: &Number, b: &Number) -> Option<Ordering> {
+    if let (Some(a), Some(b)) = (as_i128(a), as_i128(b)) {
+        return Some(a.cmp(&b));
+    }
+    a.as_f64()?.partial_cmp(&b.as_f64()?)
+}
+
+fn as_i128(n: &Number) -> Option<i128> {
+    n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))
+}
+
+/// Whether `value` is a multiple of `factor` (> 0): exact for integers, within a few
+/// ulps for floats (`0.0075` is a multiple of `0.0001`), never for infinite quotients.
+pub fn is_multiple_of(value: &Number, factor: &Number) -> bool {
+    if let (Some(value), Some(factor)) = (as_i128(value), as_i128(factor))
+        && factor != 0
+    {
+        return value % factor == 0;
+    }
+    let (Some(value), Some(factor)) = (value.as_f64(), factor.as_f64()) else {
+        return false;
+    };
+    let quotient = value / factor;
+    quotient.is_finite() && (quotient - quotient.round()).abs() <= 4.0 * f64::EPSILON * quotient.abs().max(1.0)
+}
+
+/// Whether a number is an integer. `strict` (tool arguments) asks what serde asks: an
+/// integer literal that fits `i64` or `u64`. Otherwise (JSON Schema) `1.0` counts too.
+pub fn is_integer(n: &Number, strict: bool) -> bool {
+    if n.is_i64() || n.is_u64() {
+        return true;
+    }
+    !strict && n.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+}
+
+/// The JSON type name of a value, for messages.
+pub fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// A value rendered for a message: compact JSON, cut at about 60 characters.
+pub fn show(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() <= 60 {
+        return text;
+    }
+    let cut: String = text.chars().take(57).collect();
+    format!("{cut}...")
+}
+
+/// A JSON path in the `$.a.b[3]` notation, built up while the validator descends.
+#[derive(Debug, Clone, Default)]
+pub struct JsonPath {
+    segments: Vec<Segment>,
+}
+
+#[derive(Debug, Clone)]
+enum Segment {
+    Key(String),
+    Index(usize),
+}
+
+impl JsonPath {
+    /// The root, `$`.
+    pub fn root() -> Self {
+        Self::default()
+    }
+
+    /// Enters an object member.
+    pub fn push_key(&mut self, key: &str) {
+        self.segments.push(Segment::Key(key.to_owned()));
+    }
+
+    /// Enters an array element.
+    pub fn push_index(&mut self, index: usize) {
+        self.segments.push(Segment::Index(index));
+    }
+
+    /// Leaves the last member or element entered.
+    pub fn pop(&mut self) {
+        self.segments.pop();
+    }
+
+    /// How deep the path is (`$` is 0).
+    pub fn depth(&self) -> usize {
+        self.segments.len()
+    }
+}
+
+impl std::fmt::Display for JsonPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut text = String::from("$");
+        for segment in &self.segments {
+            match segment {
+                Segment::Key(key) if is_plain_key(key) => {
+                    let _ = write!(text, ".{key}");
+                }
+                Segment::Key(key) => {
+                    let _ = write!(text, "[{}]", Value::String(key.clone()));
+                }
+                Segment::Index(index) => {
+                    let _ = write!(text, "[{index}]");
+                }
+            }
+        }
+        f.write_str(&text)
+    }
+}
+
+fn is_plain_key(key: &str) -> bool {
+    let mut chars = key.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn numbers_compare_by_value() {
+        assert!(json_eq(&json!(1), &json!(1.0)));
+        assert!(json_eq(&json!({"a": [1]}), &json!({"a": [1.0]})));
+        assert!(!json_eq(&json!(1), &json!(true)));
+        let big = json!(u64::MAX);
+        assert_eq!(
+            compare_numbers(big.as_number().unwrap(), json!(u64::MAX - 1).as_number().unwrap()),
+            Some(Ordering::Greater)
+        );
+    }
+
+    #[test]
+    fn multiples_tolerate_float_rounding_only() {
+        let number = |v: f64| Number::from_f64(v).unwrap();
+        assert!(is_multiple_of(&number(0.0075), &number(0.0001)));
+        assert!(!is_multiple_of(&number(0.00751), &number(0.0001)));
+        assert!(!is_multiple_of(&number(1e308), &number(0.123456789)));
+        assert!(is_multiple_of(&Number::from(10), &Number::from(5)));
+    }
+
+    #[test]
+    fn paths_read_like_code() {
+        let mut path = JsonPath::root();
+        path.push_key("items");
+        path.push_index(3);
+        path.push_key("odd key");
+        assert_eq!(path.to_string(), r#"$.items[3]["odd key"]"#);
+    }
+}

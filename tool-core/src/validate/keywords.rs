@@ -1,0 +1,193 @@
+//! The scalar keywords (bounds, lengths, pattern, format, item counts), compiled once
+//! and shared by the schema validator and by the typed checks of the fast path, so the
+//! two can never disagree about what a constraint means.
+
+use serde_json::{Map, Number, Value};
+
+use super::format::Format;
+use super::json::{compare_numbers, is_multiple_of, show};
+use super::{Issue, IssueKind, SchemaError};
+use crate::validate::json::JsonPath;
+
+/// The scalar keywords of one schema.
+#[derive(Debug, Clone, Default)]
+pub struct Keywords {
+    minimum: Option<Number>,
+    maximum: Option<Number>,
+    exclusive_minimum: Option<Number>,
+    exclusive_maximum: Option<Number>,
+    multiple_of: Option<Number>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    pattern: Option<regex::Regex>,
+    format: Option<Format>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+}
+
+impl Keywords {
+    /// Reads the scalar keywords of `schema`. `assert_formats` makes `format` a check
+    /// (for the formats toolwright knows) instead of an annotation.
+    pub fn compile(schema: &Map<String, Value>, assert_formats: bool) -> Result<Self, SchemaError> {
+        let number = |key: &str| -> Result<Option<Number>, SchemaError> {
+            match schema.get(key) {
+                None => Ok(None),
+                Some(Value::Number(n)) => Ok(Some(n.clone())),
+                Some(other) => Err(SchemaError::new(format!("`{key}` must be a number, not {other}"))),
+            }
+        };
+        let count = |key: &str| -> Result<Option<u64>, SchemaError> {
+            match schema.get(key) {
+                None => Ok(None),
+                Some(Value::Number(n)) => n
+                    .as_u64()
+                    .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64))
+                    .map(Some)
+                    .ok_or_else(|| SchemaError::new(format!("`{key}` must be a non-negative integer"))),
+                Some(other) => Err(SchemaError::new(format!("`{key}` must be an integer, not {other}"))),
+            }
+        };
+        let pattern = match schema.get("pattern") {
+            None => None,
+            Some(Value::String(source)) => Some(
+                regex::Regex::new(source)
+                    .map_err(|error| SchemaError::new(format!("`pattern` {source:?} does not compile: {error}")))?,
+            ),
+            Some(other) => return Err(SchemaError::new(format!("`pattern` must be a string, not {other}"))),
+        };
+        let format = match schema.get("format") {
+            Some(Value::String(name)) if assert_formats => Format::from_name(name),
+            _ => None,
+        };
+        let multiple_of = number("multipleOf")?;
+        if multiple_of.as_ref().and_then(Number::as_f64).is_some_and(|f| f <= 0.0) {
+            return Err(SchemaError::new("`multipleOf` must be greater than 0"));
+        }
+        Ok(Self {
+            minimum: number("minimum")?,
+            maximum: number("maximum")?,
+            exclusive_minimum: number("exclusiveMinimum")?,
+            exclusive_maximum: number("exclusiveMaximum")?,
+            multiple_of,
+            min_length: count("minLength")?,
+            max_length: count("maxLength")?,
+            pattern,
+            format,
+            min_items: count("minItems")?,
+            max_items: count("maxItems")?,
+        })
+    }
+
+    /// Whether there is nothing to check.
+    pub fn is_empty(&self) -> bool {
+        self.minimum.is_none()
+            && self.maximum.is_none()
+            && self.exclusive_minimum.is_none()
+            && self.exclusive_maximum.is_none()
+            && self.multiple_of.is_none()
+            && self.min_length.is_none()
+            && self.max_length.is_none()
+            && self.pattern.is_none()
+            && self.format.is_none()
+            && self.min_items.is_none()
+            && self.max_items.is_none()
+    }
+
+    pub(crate) fn check_number(&self, n: &Number, path: &JsonPath, issues: &mut Vec<Issue>) {
+        use std::cmp::Ordering::{Greater, Less};
+        let cmp = |bound: &Number| compare_numbers(n, bound);
+        let mut fail = |message: String| issues.push(Issue::new(path, IssueKind::Constraint, message));
+        if let Some(min) = &self.minimum
+            && cmp(min) == Some(Less)
+        {
+            fail(format!("must be >= {min}, got {n}"));
+        }
+        if let Some(max) = &self.maximum
+            && cmp(max) == Some(Greater)
+        {
+            fail(format!("must be <= {max}, got {n}"));
+        }
+        if let Some(min) = &self.exclusive_minimum
+            && cmp(min) != Some(Greater)
+        {
+            fail(format!("must be > {min}, got {n}"));
+        }
+        if let Some(max) = &self.exclusive_maximum
+            && cmp(max) != Some(Less)
+        {
+            fail(format!("must be < {max}, got {n}"));
+        }
+        if let Some(factor) = &self.multiple_of
+            && !is_multiple_of(n, factor)
+        {
+            fail(format!("must be a multiple of {factor}, got {n}"));
+        }
+    }
+
+    pub(crate) fn check_string(&self, text: &str, path: &JsonPath, issues: &mut Vec<Issue>) {
+        let mut fail = |message: String| issues.push(Issue::new(path, IssueKind::Constraint, message));
+        if self.min_length.is_some() || self.max_length.is_some() {
+            let length = text.chars().count() as u64;
+            if let Some(min) = self.min_length
+                && length < min
+            {
+                fail(format!("must be at least {min} characters long, got {length}"));
+            }
+            if let Some(max) = self.max_length
+                && length > max
+            {
+                fail(format!("must be at most {max} characters long, got {length}"));
+            }
+        }
+        if let Some(pattern) = &self.pattern
+            && !pattern.is_match(text)
+        {
+            fail(format!("{} does not match the pattern {}", show(&Value::String(text.to_owned())), pattern.as_str()));
+        }
+        if let Some(format) = self.format
+            && !format.matches(text)
+        {
+            fail(format!(
+                "{} is not {}; expected {}",
+                show(&Value::String(text.to_owned())),
+                format.noun(),
+                format.expected()
+            ));
+        }
+    }
+
+    pub(crate) fn check_items(&self, count: usize, path: &JsonPath, issues: &mut Vec<Issue>) {
+        let count = count as u64;
+        if let Some(min) = self.min_items
+            && count < min
+        {
+            issues.push(Issue::new(path, IssueKind::Constraint, format!("must have at least {min} items, got {count}")));
+        }
+        if let Some(max) = self.max_items
+            && count > max
+        {
+            issues.push(Issue::new(path, IssueKind::Constraint, format!("must have at most {max} items, got {count}")));
+        }
+    }
+
+    /// Whether a number passes (the fast path's check; no messages are built).
+    pub fn accepts_number(&self, n: &Number) -> bool {
+        let mut issues = Vec::new();
+        self.check_number(n, &JsonPath::root(), &mut issues);
+        issues.is_empty()
+    }
+
+    /// Whether a string passes.
+    pub fn accepts_string(&self, text: &str) -> bool {
+        let mut issues = Vec::new();
+        self.check_string(text, &JsonPath::root(), &mut issues);
+        issues.is_empty()
+    }
+
+    /// Whether a list of `count` items passes.
+    pub fn accepts_items(&self, count: usize) -> bool {
+        let mut issues = Vec::new();
+        self.check_items(count, &JsonPath::root(), &mut issues);
+        issues.is_empty()
+    }
+}
