@@ -65,6 +65,7 @@ fn main() {
             Ok(ToolOutput::Text(text)) => println!("<- {text}\n"),
             Ok(ToolOutput::Json(value)) => println!("<- {value}\n"),
             Ok(ToolOutput::Empty) => println!("<- (no output)\n"),
+            Ok(ToolOutput::Observation { for_model, .. }) => println!("<- {for_model}\n"),
             Err(error) => println!("<- {}\n", error.to_model_json()),
         }
     }

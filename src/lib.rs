@@ -31,8 +31,9 @@
 
 pub use toolwright_core::{schema, validate};
 pub use toolwright_core::{
-    Annotations, Arguments, Context, ContextType, Effect, ErrorKind, Problem, SchemaGenerator,
-    Tool, ToolError, ToolFuture, ToolOutput, ToolSchema, ToolSpec, is_valid_tool_name,
+    Annotations, Arguments, Context, ContextType, Effect, ErrorKind, Observation, Prepared, Problem,
+    SchemaGenerator, Tool, ToolError, ToolFuture, ToolOutput, ToolSchema, ToolSpec,
+    is_valid_tool_name,
 };
 
 /// Turns a function into a tool: see the crate docs and the README's attribute reference.

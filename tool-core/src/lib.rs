@@ -3,9 +3,11 @@
 //!
 //! Depend on the `toolwright` facade rather than on this crate directly.
 
+mod arguments;
 mod context;
 mod effect;
 mod error;
+mod observation;
 pub mod schema;
 mod spec;
 mod tool;
@@ -19,4 +21,5 @@ pub use effect::{Annotations, Effect};
 pub use error::{ErrorKind, Problem, ToolError};
 pub use schema::{SchemaGenerator, ToolSchema};
 pub use spec::{ToolSpec, is_valid_tool_name};
-pub use tool::{Arguments, Tool, ToolFuture, ToolOutput};
+pub use observation::Observation;
+pub use tool::{Arguments, Prepared, Tool, ToolFuture, ToolOutput};

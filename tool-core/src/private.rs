@@ -16,7 +16,10 @@ pub use serde_json;
 pub use crate::schema::{
     ObjectSchema, SchemaGenerator, ToolSchema, describe, nullable, with_keywords,
 };
-use crate::{Arguments, Context, Effect, ToolError, ToolOutput, ToolSpec};
+use std::sync::OnceLock;
+
+pub use crate::validate::{Keywords, Validator};
+use crate::{Arguments, Context, Effect, Prepared, ToolError, ToolOutput, ToolSpec};
 
 /// The arguments object of a tool, built one parameter at a time.
 #[derive(Debug, Default)]
@@ -137,18 +140,32 @@ pub fn tool_spec(
     spec
 }
 
-/// Deserializes a call's arguments into the generated arguments struct.
-pub fn parse_args<A: DeserializeOwned>(args: Arguments<'_>) -> Result<A, ToolError> {
-    let parsed = match args {
-        Arguments::Json(json) => serde_json::from_str(json),
+/// Reads a call's arguments into the generated arguments struct `A`.
+///
+/// Fast path: serde straight into `A`, then `check` (the declared constraints, on the
+/// typed values). Slow path, only when that fails: the arguments as a JSON value against
+/// the tool's schema, reporting every problem.
+pub fn prepare<A: DeserializeOwned + Send + 'static>(
+    spec: &ToolSpec,
+    validator: &'static OnceLock<Validator>,
+    args: Arguments<'_>,
+    check: fn(&A) -> bool,
+) -> Result<Prepared, ToolError> {
+    let fast = match args {
+        Arguments::Json(json) => serde_json::from_str::<A>(json),
         Arguments::Value(value) => A::deserialize(value),
     };
-    parsed.map_err(|error| {
-        ToolError::invalid_arguments(
-            "the arguments do not match the tool's schema",
-            vec![crate::Problem::new("$", error.to_string())],
-        )
-    })
+    let serde_error = match fast {
+        Ok(parsed) if check(&parsed) => return Ok(Prepared::new(parsed)),
+        Ok(_) => None,
+        Err(error) => Some(error),
+    };
+    let validator = validator.get_or_init(|| {
+        // A generated schema always compiles (the tests compile every example's); should
+        // one not, accepting everything here still leaves serde's checks in force.
+        Validator::for_arguments(&spec.input_schema).unwrap_or_else(|_| Validator::accept_all())
+    });
+    Err(crate::arguments::invalid_arguments(spec, validator, args, serde_error))
 }
 
 /// The context value a `#[ctx]` parameter borrows.
@@ -246,7 +263,10 @@ impl DisplayTag {
     label = "this constraint needs a numeric argument",
     note = "for strings use `min_length`, `max_length`, `pattern` or `format`; for lists `min_items` and `max_items`"
 )]
-pub trait NumberLike {}
+pub trait NumberLike {
+    /// The value as a JSON number; `None` for an absent `Option`.
+    fn to_number(&self) -> Option<serde_json::Number>;
+}
 
 /// A type whose JSON form is a string.
 #[diagnostic::on_unimplemented(
@@ -254,7 +274,10 @@ pub trait NumberLike {}
     label = "this constraint needs a string argument",
     note = "for numbers use `minimum`/`maximum`; for lists `min_items`/`max_items`"
 )]
-pub trait StringLike {}
+pub trait StringLike {
+    /// The value as text; `None` for an absent `Option`.
+    fn to_text(&self) -> Option<std::borrow::Cow<'_, str>>;
+}
 
 /// A type whose JSON form is an array.
 #[diagnostic::on_unimplemented(
@@ -262,36 +285,139 @@ pub trait StringLike {}
     label = "this constraint needs a list argument",
     note = "for strings use `min_length`/`max_length`; for numbers `minimum`/`maximum`"
 )]
-pub trait ArrayLike {}
-
-macro_rules! kind {
-    ($trait:ident: $($ty:ty),*) => {$( impl $trait for $ty {} )*};
+pub trait ArrayLike {
+    /// The number of items; `None` for an absent `Option`.
+    fn item_count(&self) -> Option<usize>;
 }
 
-kind!(NumberLike: i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
-kind!(NumberLike: std::num::NonZeroU8, std::num::NonZeroU16, std::num::NonZeroU32,
-    std::num::NonZeroU64, std::num::NonZeroUsize);
-kind!(StringLike: String, str, char, std::path::PathBuf);
-impl<T> ArrayLike for Vec<T> {}
-impl<T> ArrayLike for std::collections::VecDeque<T> {}
-impl<T> ArrayLike for [T] {}
-impl<T, const N: usize> ArrayLike for [T; N] {}
-impl<T, S> ArrayLike for std::collections::HashSet<T, S> {}
-impl<T> ArrayLike for std::collections::BTreeSet<T> {}
+macro_rules! number_like {
+    ($($ty:ty => |$v:ident| $to:expr),* $(,)?) => {$(
+        impl NumberLike for $ty {
+            fn to_number(&self) -> Option<serde_json::Number> {
+                let $v = self;
+                $to
+            }
+        }
+    )*};
+}
+
+number_like! {
+    i8 => |v| Some((*v).into()), i16 => |v| Some((*v).into()), i32 => |v| Some((*v).into()),
+    i64 => |v| Some((*v).into()), isize => |v| Some((*v as i64).into()),
+    u8 => |v| Some((*v).into()), u16 => |v| Some((*v).into()), u32 => |v| Some((*v).into()),
+    u64 => |v| Some((*v).into()), usize => |v| Some((*v as u64).into()),
+    i128 => |v| i64::try_from(*v).map(Into::into).ok().or_else(|| serde_json::Number::from_f64(*v as f64)),
+    u128 => |v| u64::try_from(*v).map(Into::into).ok().or_else(|| serde_json::Number::from_f64(*v as f64)),
+    f32 => |v| serde_json::Number::from_f64(f64::from(*v)),
+    f64 => |v| serde_json::Number::from_f64(*v),
+    std::num::NonZeroU8 => |v| Some(v.get().into()),
+    std::num::NonZeroU16 => |v| Some(v.get().into()),
+    std::num::NonZeroU32 => |v| Some(v.get().into()),
+    std::num::NonZeroU64 => |v| Some(v.get().into()),
+    std::num::NonZeroUsize => |v| Some((v.get() as u64).into()),
+}
+
+impl StringLike for String {
+    fn to_text(&self) -> Option<std::borrow::Cow<'_, str>> {
+        Some(self.as_str().into())
+    }
+}
+impl StringLike for str {
+    fn to_text(&self) -> Option<std::borrow::Cow<'_, str>> {
+        Some(self.into())
+    }
+}
+impl StringLike for char {
+    fn to_text(&self) -> Option<std::borrow::Cow<'_, str>> {
+        Some(self.to_string().into())
+    }
+}
+impl StringLike for std::path::PathBuf {
+    fn to_text(&self) -> Option<std::borrow::Cow<'_, str>> {
+        Some(self.to_string_lossy())
+    }
+}
+
+macro_rules! array_like {
+    ($([$($generics:tt)*] $ty:ty),* $(,)?) => {$(
+        impl<$($generics)*> ArrayLike for $ty {
+            fn item_count(&self) -> Option<usize> {
+                Some(self.len())
+            }
+        }
+    )*};
+}
+
+array_like! {
+    [T] Vec<T>,
+    [T] std::collections::VecDeque<T>,
+    [T] [T],
+    [T, const N: usize] [T; N],
+    [T, S] std::collections::HashSet<T, S>,
+    [T] std::collections::BTreeSet<T>,
+}
 
 macro_rules! kind_through {
     ($($wrapper:ident),*) => {$(
-        impl<T: NumberLike + ?Sized> NumberLike for $wrapper<T> {}
-        impl<T: StringLike + ?Sized> StringLike for $wrapper<T> {}
-        impl<T: ArrayLike + ?Sized> ArrayLike for $wrapper<T> {}
+        impl<T: NumberLike + ?Sized> NumberLike for $wrapper<T> {
+            fn to_number(&self) -> Option<serde_json::Number> {
+                T::to_number(self)
+            }
+        }
+        impl<T: StringLike + ?Sized> StringLike for $wrapper<T> {
+            fn to_text(&self) -> Option<std::borrow::Cow<'_, str>> {
+                T::to_text(self)
+            }
+        }
+        impl<T: ArrayLike + ?Sized> ArrayLike for $wrapper<T> {
+            fn item_count(&self) -> Option<usize> {
+                T::item_count(self)
+            }
+        }
     )*};
 }
 use std::rc::Rc;
 use std::sync::Arc;
 kind_through!(Box, Arc, Rc);
-impl<T: NumberLike> NumberLike for Option<T> {}
-impl<T: StringLike> StringLike for Option<T> {}
-impl<T: ArrayLike> ArrayLike for Option<T> {}
+impl<T: NumberLike> NumberLike for Option<T> {
+    fn to_number(&self) -> Option<serde_json::Number> {
+        self.as_ref().and_then(T::to_number)
+    }
+}
+impl<T: StringLike> StringLike for Option<T> {
+    fn to_text(&self) -> Option<std::borrow::Cow<'_, str>> {
+        self.as_ref().and_then(T::to_text)
+    }
+}
+impl<T: ArrayLike> ArrayLike for Option<T> {
+    fn item_count(&self) -> Option<usize> {
+        self.as_ref().and_then(T::item_count)
+    }
+}
+
+/// The keywords of one argument or field, compiled on first use.
+pub fn keywords(cell: &'static OnceLock<Keywords>, pairs: &[(&str, Value)]) -> &'static Keywords {
+    cell.get_or_init(|| {
+        let map: Map<String, Value> = pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+        // The macro checked every keyword at compile time.
+        Keywords::compile(&map, true).unwrap_or_default()
+    })
+}
+
+/// Whether a number meets its keywords (an absent `Option` always does).
+pub fn meets_number<T: NumberLike + ?Sized>(value: &T, keywords: &Keywords) -> bool {
+    value.to_number().is_none_or(|n| keywords.accepts_number(&n))
+}
+
+/// Whether a string meets its keywords.
+pub fn meets_string<T: StringLike + ?Sized>(value: &T, keywords: &Keywords) -> bool {
+    value.to_text().is_none_or(|text| keywords.accepts_string(&text))
+}
+
+/// Whether a list meets its keywords.
+pub fn meets_array<T: ArrayLike + ?Sized>(value: &T, keywords: &Keywords) -> bool {
+    value.item_count().is_none_or(|count| keywords.accepts_items(count))
+}
 
 /// Compiles only when `T` is a number.
 pub const fn assert_number<T: NumberLike + ?Sized>() {}
@@ -351,9 +477,14 @@ pub fn stub_spec() -> &'static ToolSpec {
     })
 }
 
-/// The call of such a stub.
+/// The error of such a stub.
+pub fn stub_error() -> ToolError {
+    ToolError::internal("this tool failed to compile")
+}
+
+/// The run of such a stub.
 pub fn stub_call<'a>() -> crate::ToolFuture<'a> {
-    Box::pin(async { Err(ToolError::internal("this tool failed to compile")) })
+    Box::pin(async { Err(stub_error()) })
 }
 
 /// Merges the schema of a `#[serde(flatten)]` field into the object being built: its

@@ -1,5 +1,6 @@
 //! The `Tool` trait every `#[tool]` companion implements, and what goes in and out of it.
 
+use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -13,6 +14,10 @@ pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolErr
 /// A tool a model can call. `#[tool]` implements it on a companion unit struct named
 /// after the function in PascalCase (`search_files` → `SearchFiles`); implement it by
 /// hand only for tools whose schema is not known at compile time.
+///
+/// A call has two steps so that the arguments are checked before anything else (a
+/// policy, a person approving) looks at them: [`Tool::prepare`] validates and reads the
+/// arguments, [`Tool::run`] runs the tool with them. [`Tool::call`] does both.
 pub trait Tool: Send + Sync + 'static {
     /// The tool's contract: name, description, schema, effect. Built once and cached.
     fn spec(&self) -> &ToolSpec;
@@ -22,10 +27,46 @@ pub trait Tool: Send + Sync + 'static {
         Vec::new()
     }
 
-    /// Reads the arguments and runs the tool. Arguments that do not deserialize give
-    /// an [`ErrorKind::InvalidArguments`](crate::ErrorKind::InvalidArguments) error; the
-    /// tool's own errors come back as the [`ToolError`] it chose.
-    fn call<'a>(&'a self, ctx: &'a Context, args: Arguments<'a>) -> ToolFuture<'a>;
+    /// Validates the arguments and reads them into the tool's parameters. On failure the
+    /// error lists every problem, each with its JSON path
+    /// ([`ErrorKind::InvalidArguments`](crate::ErrorKind::InvalidArguments)).
+    fn prepare(&self, args: Arguments<'_>) -> Result<Prepared, ToolError>;
+
+    /// Runs the tool with arguments [`Tool::prepare`] returned. The tool's own errors come
+    /// back as the [`ToolError`] it chose.
+    fn run<'a>(&'a self, ctx: &'a Context, args: Prepared) -> ToolFuture<'a>;
+
+    /// [`Tool::prepare`], then [`Tool::run`].
+    fn call<'a>(&'a self, ctx: &'a Context, args: Arguments<'a>) -> ToolFuture<'a> {
+        match self.prepare(args) {
+            Ok(prepared) => self.run(ctx, prepared),
+            Err(error) => Box::pin(std::future::ready(Err(error))),
+        }
+    }
+}
+
+/// A call's arguments, validated and read into the tool's own types by
+/// [`Tool::prepare`]; opaque to everyone but the tool.
+pub struct Prepared(Box<dyn Any + Send>);
+
+impl Prepared {
+    /// Wraps a tool's argument values.
+    pub fn new<T: Any + Send>(args: T) -> Self {
+        Self(Box::new(args))
+    }
+
+    /// The argument values, if they are of type `T`.
+    pub fn downcast<T: Any>(self) -> Result<T, ToolError> {
+        self.0.downcast::<T>().map(|boxed| *boxed).map_err(|_| {
+            ToolError::internal("prepared arguments were passed to a different tool").with_retryable(false)
+        })
+    }
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Prepared(..)")
+    }
 }
 
 /// A call's arguments as they arrived: a raw JSON string (OpenAI sends them so) or an
@@ -65,6 +106,14 @@ pub enum ToolOutput {
     Json(Value),
     /// Nothing (a tool that returns `()`).
     Empty,
+    /// Data for the harness and the text the model reads instead (a tool that returns an
+    /// [`Observation`](crate::Observation)).
+    Observation {
+        /// The full result, for the harness.
+        data: Value,
+        /// What the model reads.
+        for_model: String,
+    },
 }
 
 impl ToolOutput {
@@ -84,6 +133,7 @@ impl ToolOutput {
             ToolOutput::Text(text) => text.clone(),
             ToolOutput::Json(value) => value.to_string(),
             ToolOutput::Empty => String::new(),
+            ToolOutput::Observation { for_model, .. } => for_model.clone(),
         }
     }
 }

@@ -45,6 +45,13 @@ pub trait ToolSchema {
     /// `true` when an absent value deserializes (as `None`): such an argument or field is
     /// not listed in `required`.
     const OPTIONAL: bool = false;
+
+    /// Whether a deserialized value meets the constraints its schema carries that serde
+    /// does not enforce (`#[arg(minimum = 1)]` on a field, at any depth). The fast path
+    /// of a call checks this; when it fails, the schema validator reports the problems.
+    fn meets_constraints(&self) -> bool {
+        true
+    }
 }
 
 /// Collects the schemas of named types into `$defs` while a root schema is built.

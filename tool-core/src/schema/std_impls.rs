@@ -134,6 +134,9 @@ impl<T: ToolSchema> ToolSchema for Option<T> {
         nullable(generator.subschema_for::<T>())
     }
     const OPTIONAL: bool = true;
+    fn meets_constraints(&self) -> bool {
+        self.as_ref().is_none_or(T::meets_constraints)
+    }
 }
 
 macro_rules! transparent_schema {
@@ -149,6 +152,9 @@ macro_rules! transparent_schema {
                 T::schema_id()
             }
             const OPTIONAL: bool = T::OPTIONAL;
+            fn meets_constraints(&self) -> bool {
+                T::meets_constraints(self)
+            }
         }
     )*};
 }
@@ -162,18 +168,24 @@ fn array(items: Value) -> Value {
 impl<T: ToolSchema> ToolSchema for Vec<T> {
     fn tool_schema(generator: &mut SchemaGenerator) -> Value {
         array(generator.subschema_for::<T>())
+    }    fn meets_constraints(&self) -> bool {
+        self.iter().all(T::meets_constraints)
     }
 }
 
 impl<T: ToolSchema> ToolSchema for VecDeque<T> {
     fn tool_schema(generator: &mut SchemaGenerator) -> Value {
         array(generator.subschema_for::<T>())
+    }    fn meets_constraints(&self) -> bool {
+        self.iter().all(T::meets_constraints)
     }
 }
 
 impl<T: ToolSchema> ToolSchema for [T] {
     fn tool_schema(generator: &mut SchemaGenerator) -> Value {
         array(generator.subschema_for::<T>())
+    }    fn meets_constraints(&self) -> bool {
+        self.iter().all(T::meets_constraints)
     }
 }
 
@@ -184,6 +196,9 @@ impl<T: ToolSchema, const N: usize> ToolSchema for [T; N] {
         schema["maxItems"] = json!(N);
         schema
     }
+    fn meets_constraints(&self) -> bool {
+        self.iter().all(T::meets_constraints)
+    }
 }
 
 fn set(items: Value) -> Value {
@@ -193,12 +208,16 @@ fn set(items: Value) -> Value {
 impl<T: ToolSchema, S> ToolSchema for HashSet<T, S> {
     fn tool_schema(generator: &mut SchemaGenerator) -> Value {
         set(generator.subschema_for::<T>())
+    }    fn meets_constraints(&self) -> bool {
+        self.iter().all(T::meets_constraints)
     }
 }
 
 impl<T: ToolSchema> ToolSchema for BTreeSet<T> {
     fn tool_schema(generator: &mut SchemaGenerator) -> Value {
         set(generator.subschema_for::<T>())
+    }    fn meets_constraints(&self) -> bool {
+        self.iter().all(T::meets_constraints)
     }
 }
 
@@ -221,11 +240,15 @@ fn map(values: Value) -> Value {
 impl<K: MapKey, V: ToolSchema, S> ToolSchema for HashMap<K, V, S> {
     fn tool_schema(generator: &mut SchemaGenerator) -> Value {
         map(generator.subschema_for::<V>())
+    }    fn meets_constraints(&self) -> bool {
+        self.values().all(V::meets_constraints)
     }
 }
 
 impl<K: MapKey, V: ToolSchema> ToolSchema for BTreeMap<K, V> {
     fn tool_schema(generator: &mut SchemaGenerator) -> Value {
         map(generator.subschema_for::<V>())
+    }    fn meets_constraints(&self) -> bool {
+        self.values().all(V::meets_constraints)
     }
 }

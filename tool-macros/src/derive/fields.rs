@@ -9,7 +9,7 @@ use crate::attr::parse_param_attrs;
 use crate::check::{check_constraints, check_wire_names};
 use crate::docs;
 use crate::errors::Errors;
-use crate::expand::{keyword_tokens, kind_assertions};
+use crate::expand::{constraint_check, keyword_tokens, kind_assertions};
 
 /// The object schema of named fields, as serde reads them: renamed, skipped fields left
 /// out, defaulted and `Option` fields not required, flattened fields merged in.
@@ -145,4 +145,22 @@ fn reject_param_only_options(options: &crate::attr::ArgOptions, errors: &Errors)
             "on a field, give defaults with serde so the deserializer agrees: `#[serde(default)]` or `#[serde(default = \"path\")]`",
         );
     }
+}
+
+/// `&&`-joined checks that each deserialized field meets its `#[arg]` constraints and
+/// those inside its type; `access(field)` is an expression of type `&FieldType`.
+pub fn constraint_checks(fields: &[Field<'_>], access: impl Fn(usize, &Field<'_>) -> TokenStream) -> TokenStream {
+    // The attributes were checked (and their errors reported) when the schema was built.
+    let quiet = Errors::new();
+    let checks: Vec<TokenStream> = fields
+        .iter()
+        .enumerate()
+        .filter(|(_, field)| !field.attrs.skip_deserializing())
+        .map(|(index, field)| {
+            let options = parse_param_attrs(&field.original.attrs, &quiet).options;
+            constraint_check(&options, &access(index, field))
+        })
+        .collect();
+    let _ = quiet.finish();
+    if checks.is_empty() { quote!(true) } else { quote!(#(#checks)&&*) }
 }

@@ -29,15 +29,17 @@ pub fn expand_derive(input: DeriveInput) -> TokenStream {
     // would only double the noise.
     let serde_ok = cx.check().is_ok();
     let errors = Errors::new();
-    let (body, named) = match container {
-        Some(container) if serde_ok => (schema_body(&container, &errors), is_named(&container)),
-        _ => (quote!(_tw::__private::serde_json::Value::Bool(true)), false),
+    let (body, named, check) = match container {
+        Some(container) if serde_ok => {
+            (schema_body(&container, &errors), is_named(&container), constraint_body(&container))
+        }
+        _ => (quote!(_tw::__private::serde_json::Value::Bool(true)), false, quote!(true)),
     };
     let error_tokens = match errors.finish() {
         Ok(()) => TokenStream::new(),
         Err(error) => error.to_compile_error(),
     };
-    let impl_tokens = impl_tool_schema(&input, body, named);
+    let impl_tokens = impl_tool_schema(&input, body, named, check);
     quote! {
         #error_tokens
         #impl_tokens
@@ -101,7 +103,56 @@ fn schema_body(container: &Container<'_>, errors: &Errors) -> TokenStream {
     }
 }
 
-fn impl_tool_schema(input: &DeriveInput, body: TokenStream, named: bool) -> TokenStream {
+/// The body of `meets_constraints`: the declared constraints of every deserialized
+/// field, and those inside the fields' types.
+fn constraint_body(container: &Container<'_>) -> TokenStream {
+    if container.attrs.type_from().is_some() || container.attrs.type_try_from().is_some() {
+        return quote!(true);
+    }
+    match &container.data {
+        Data::Struct(Style::Struct | Style::Newtype, fields) => fields::constraint_checks(fields, |_, field| {
+            let member = &field.member;
+            quote!(&self.#member)
+        }),
+        Data::Struct(_, _) => quote!(true),
+        Data::Enum(variants) => {
+            let arms = variants.iter().filter(|v| !v.attrs.skip_deserializing()).map(|variant| {
+                let ident = &variant.ident;
+                let binding = |index: usize| quote::format_ident!("__tw_field_{}", index);
+                match variant.style {
+                    Style::Unit => quote!(Self::#ident => true,),
+                    Style::Tuple => quote!(Self::#ident(..) => true,),
+                    Style::Newtype => {
+                        let check = fields::constraint_checks(&variant.fields, |index, _| {
+                            let name = binding(index);
+                            quote!(#name)
+                        });
+                        let name = binding(0);
+                        quote!(Self::#ident(#name) => #check,)
+                    }
+                    Style::Struct => {
+                        let members = variant.fields.iter().map(|field| &field.member);
+                        let names = (0..variant.fields.len()).map(binding);
+                        let check = fields::constraint_checks(&variant.fields, |index, _| {
+                            let name = binding(index);
+                            quote!(#name)
+                        });
+                        quote!(Self::#ident { #(#members: #names,)* } => #check,)
+                    }
+                }
+            });
+            quote! {
+                #[allow(unreachable_patterns, unused_variables)]
+                match self {
+                    #(#arms)*
+                    _ => true,
+                }
+            }
+        }
+    }
+}
+
+fn impl_tool_schema(input: &DeriveInput, body: TokenStream, named: bool, check: TokenStream) -> TokenStream {
     let ident = &input.ident;
     let mut generics = input.generics.clone();
     let type_params: Vec<Ident> = generics
@@ -134,6 +185,9 @@ fn impl_tool_schema(input: &DeriveInput, body: TokenStream, named: bool) -> Toke
             impl #impl_generics _tw::ToolSchema for #ident #ty_generics #where_clause {
                 fn tool_schema(__tw_gen: &mut _tw::SchemaGenerator) -> _tw::__private::serde_json::Value {
                     #body
+                }
+                fn meets_constraints(&self) -> bool {
+                    #check
                 }
                 #naming
             }

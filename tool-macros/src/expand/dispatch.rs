@@ -1,5 +1,7 @@
-//! `Tool::call`: deserialize the arguments into a generated struct, take the `#[ctx]`
-//! values from the context, call the function, convert what it returns.
+//! `Tool::prepare` and `Tool::run`: read the arguments into a generated struct (serde,
+//! then the declared constraints on the typed values; the schema validator reports the
+//! problems when either fails), take the `#[ctx]` values from the context, call the
+//! function, convert what it returns.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -7,17 +9,23 @@ use syn::Type;
 use syn::spanned::Spanned;
 
 use crate::ast::{Output, ToolFn};
-use crate::expand::schema::default_fn_name;
+use crate::expand::schema::{constraint_check, default_fn_name};
 
-pub fn expand_call(tool: &ToolFn<'_>) -> TokenStream {
+/// Items beside the `Tool` impl (the arguments struct and its check), and the impl's
+/// methods.
+pub struct Dispatch {
+    pub items: TokenStream,
+    pub methods: TokenStream,
+}
+
+pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
     let tool_name = &tool.name;
     let function = &tool.item.sig.ident;
-    let locals: Vec<_> = (0..tool.params.len())
-        .map(|i| format_ident!("__tw_{}", i))
-        .collect();
+    let locals: Vec<_> = (0..tool.params.len()).map(|i| format_ident!("__tw_{}", i)).collect();
 
     let mut fields = Vec::new();
     let mut field_names = Vec::new();
+    let mut checks = Vec::new();
     let mut context_lets = Vec::new();
     let mut context_types = Vec::new();
     for (param, local) in tool.params.iter().zip(&locals) {
@@ -44,15 +52,12 @@ pub fn expand_call(tool: &ToolFn<'_>) -> TokenStream {
             #default
             #local: #ty
         });
+        checks.push(constraint_check(&param.options, &quote!(&__tw_args.#local)));
         field_names.push(local);
     }
 
     let call = quote!(#function(#(#locals),*));
-    let call = if tool.is_async() {
-        quote!(#call.await)
-    } else {
-        call
-    };
+    let call = if tool.is_async() { quote!(#call.await) } else { call };
     let convert = convert_output(&tool.output);
     let context_types = (!context_types.is_empty()).then(|| {
         quote! {
@@ -61,29 +66,46 @@ pub fn expand_call(tool: &ToolFn<'_>) -> TokenStream {
             }
         }
     });
+    let checks = if checks.is_empty() { quote!(true) } else { quote!(#(#checks)&&*) };
 
-    quote! {
+    let items = quote! {
+        #[derive(_tw::__private::serde::Deserialize)]
+        #[serde(crate = "_tw::__private::serde", deny_unknown_fields)]
+        struct __TwArgs {
+            #(#fields,)*
+        }
+
+        fn __tw_check(__tw_args: &__TwArgs) -> bool {
+            #checks
+        }
+
+        static __TW_VALIDATOR: ::std::sync::OnceLock<_tw::__private::Validator> = ::std::sync::OnceLock::new();
+    };
+    let methods = quote! {
         #context_types
 
-        fn call<'a>(
-            &'a self,
-            __tw_ctx: &'a _tw::Context,
-            __tw_arguments: _tw::Arguments<'a>,
-        ) -> _tw::ToolFuture<'a> {
-            #[derive(_tw::__private::serde::Deserialize)]
-            #[serde(crate = "_tw::__private::serde", deny_unknown_fields)]
-            struct __TwArgs {
-                #(#fields,)*
-            }
+        fn prepare(
+            &self,
+            __tw_arguments: _tw::Arguments<'_>,
+        ) -> ::core::result::Result<_tw::Prepared, _tw::ToolError> {
+            _tw::__private::prepare::<__TwArgs>(
+                _tw::Tool::spec(self),
+                &__TW_VALIDATOR,
+                __tw_arguments,
+                __tw_check,
+            )
+        }
+
+        fn run<'a>(&'a self, __tw_ctx: &'a _tw::Context, __tw_prepared: _tw::Prepared) -> _tw::ToolFuture<'a> {
             ::std::boxed::Box::pin(async move {
-                let __TwArgs { #(#field_names),* } =
-                    _tw::__private::parse_args::<__TwArgs>(__tw_arguments)?;
+                let __TwArgs { #(#field_names),* } = __tw_prepared.downcast::<__TwArgs>()?;
                 #(#context_lets)*
                 let __tw_ret = #call;
                 #convert
             })
         }
-    }
+    };
+    Dispatch { items, methods }
 }
 
 /// The function's return value as `Result<ToolOutput, ToolError>`.

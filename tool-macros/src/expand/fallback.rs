@@ -27,7 +27,10 @@ pub fn expand_fallback(
                 fn spec(&self) -> &_tw::ToolSpec {
                     _tw::__private::stub_spec()
                 }
-                fn call<'a>(&'a self, _: &'a _tw::Context, _: _tw::Arguments<'a>) -> _tw::ToolFuture<'a> {
+                fn prepare(&self, _: _tw::Arguments<'_>) -> ::core::result::Result<_tw::Prepared, _tw::ToolError> {
+                    ::core::result::Result::Err(_tw::__private::stub_error())
+                }
+                fn run<'a>(&'a self, _: &'a _tw::Context, _: _tw::Prepared) -> _tw::ToolFuture<'a> {
                     _tw::__private::stub_call()
                 }
             }

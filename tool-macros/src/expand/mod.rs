@@ -5,7 +5,7 @@ mod dispatch;
 mod fallback;
 mod schema;
 
-pub use schema::{keyword_tokens, kind_assertions};
+pub use schema::{constraint_check, keyword_tokens, kind_assertions};
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -40,7 +40,7 @@ pub fn expand_tool(args: TokenStream, item: TokenStream) -> TokenStream {
         Ok(()) => {
             let companion = companion_struct(&tool);
             let spec = schema::expand_spec(&tool);
-            let call = dispatch::expand_call(&tool);
+            let dispatch::Dispatch { items, methods } = dispatch::expand_dispatch(&tool);
             let name = &tool.companion;
             let defaults = tool.args().filter_map(schema::default_fn);
             quote! {
@@ -49,9 +49,10 @@ pub fn expand_tool(args: TokenStream, item: TokenStream) -> TokenStream {
                 const _: () = {
                     use #krate as _tw;
                     #(#defaults)*
+                    #items
                     impl _tw::Tool for #name {
                         #spec
-                        #call
+                        #methods
                     }
                 };
             }

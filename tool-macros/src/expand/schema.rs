@@ -65,6 +65,11 @@ fn expand_param(tool: &ToolFn<'_>, param: &Param<'_>) -> TokenStream {
 
 /// `[("minimum", Value::from(1i64)), ...]`, examples included.
 pub fn keyword_tokens(options: &ArgOptions) -> TokenStream {
+    keyword_list(options, true)
+}
+
+/// The keywords as a list; `examples` only when asked (they constrain nothing).
+fn keyword_list(options: &ArgOptions, with_examples: bool) -> TokenStream {
     let mut entries: Vec<TokenStream> = options
         .keywords()
         .into_iter()
@@ -81,7 +86,7 @@ pub fn keyword_tokens(options: &ArgOptions) -> TokenStream {
             quote!((#name, _tw::__private::serde_json::Value::from(#value)))
         })
         .collect();
-    if !options.examples.is_empty() {
+    if with_examples && !options.examples.is_empty() {
         let examples = options.examples.iter().map(|example| {
             quote_spanned! {example.span()=> _tw::__private::to_json(&(#example)) }
         });
@@ -192,4 +197,27 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
             }
         })
         .collect()
+}
+
+/// Whether `value` (an expression of type `&T`) meets its declared constraints and the
+/// constraints inside its type: `meets_number(value, keywords) && T::meets_constraints(value)`.
+/// The keywords are compiled once, on first use.
+pub fn constraint_check(options: &ArgOptions, value: &TokenStream) -> TokenStream {
+    let nested = quote!(_tw::ToolSchema::meets_constraints(#value));
+    let keywords = options.keywords();
+    let Some(kind) = keywords.first().map(|keyword| keyword.kind) else {
+        return nested;
+    };
+    let meets = match kind {
+        ValueKind::Number => quote!(meets_number),
+        ValueKind::String => quote!(meets_string),
+        ValueKind::Array => quote!(meets_array),
+    };
+    let list = keyword_list(options, false);
+    quote! {
+        ({
+            static __TW_KEYWORDS: ::std::sync::OnceLock<_tw::__private::Keywords> = ::std::sync::OnceLock::new();
+            _tw::__private::#meets(#value, _tw::__private::keywords(&__TW_KEYWORDS, &#list))
+        } && #nested)
+    }
 }

@@ -1,0 +1,84 @@
+//! The slow path of reading arguments: what went wrong, all of it, in words a model can
+//! act on. Runs only after the fast path (serde into the tool's types) failed.
+
+use serde_json::Value;
+
+use crate::validate::Validator;
+use crate::validate::json::{show, type_name};
+use crate::{Arguments, Problem, ToolError, ToolSpec};
+
+/// The error for arguments the fast path rejected: every problem the schema finds, or
+/// serde's own message if the schema finds none.
+pub(crate) fn invalid_arguments(
+    spec: &ToolSpec,
+    validator: &Validator,
+    args: Arguments<'_>,
+    serde_error: Option<serde_json::Error>,
+) -> ToolError {
+    let parsed;
+    let value = match args {
+        Arguments::Value(value) => value,
+        Arguments::Json(json) => match serde_json::from_str::<Value>(json) {
+            Ok(value) => {
+                parsed = value;
+                &parsed
+            }
+            Err(error) => return not_json(spec, &error),
+        },
+    };
+    if let Err(error) = check_is_object(spec, value) {
+        return error;
+    }
+    let mut problems = validator.validate(value);
+    if problems.is_empty() {
+        // The schema and serde disagree; the property tests exist so this never happens,
+        // but if it does the model still learns what serde wanted.
+        let message = serde_error.map_or_else(|| "the arguments were rejected".to_owned(), |e| e.to_string());
+        problems.push(Problem::new("$", message));
+    }
+    let count = problems.len();
+    ToolError::invalid_arguments(
+        format!(
+            "{count} problem{} with the arguments of '{}'",
+            if count == 1 { "" } else { "s" },
+            spec.name
+        ),
+        problems,
+    )
+    .with_hint(format!("fix every problem listed and call '{}' again", spec.name))
+}
+
+fn not_json(spec: &ToolSpec, error: &serde_json::Error) -> ToolError {
+    ToolError::invalid_arguments(
+        format!("the arguments of '{}' are not valid JSON", spec.name),
+        vec![Problem::new("$", error.to_string())],
+    )
+    .with_hint("send the arguments as one JSON object, for example {\"name\": \"value\"}")
+}
+
+/// Arguments must be a JSON object; say what came instead, and what to do about it.
+pub(crate) fn check_is_object(spec: &ToolSpec, value: &Value) -> Result<(), ToolError> {
+    if value.is_object() {
+        return Ok(());
+    }
+    let hint = match value {
+        Value::String(text) if serde_json::from_str::<Value>(text).is_ok_and(|v| v.is_object()) => {
+            "the object was sent as a string; send the JSON object itself, not a string containing it".to_owned()
+        }
+        Value::Null if no_parameters(spec) => "this tool takes no arguments: send {}".to_owned(),
+        _ => "send the arguments as one JSON object with the tool's parameters as fields".to_owned(),
+    };
+    Err(ToolError::invalid_arguments(
+        format!("the arguments of '{}' must be a JSON object", spec.name),
+        vec![Problem::new("$", format!("expected object, got {} {}", type_name(value), show(value)))],
+    )
+    .with_hint(hint))
+}
+
+/// Whether the tool's schema declares no properties.
+pub(crate) fn no_parameters(spec: &ToolSpec) -> bool {
+    spec.input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(serde_json::Map::is_empty)
+}
