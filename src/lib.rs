@@ -29,12 +29,12 @@
 //! See the README for the attribute reference, the supported types and the effect
 //! classes.
 
-pub use toolwright_core::{schema, validate};
 pub use toolwright_core::{
-    Annotations, Arguments, Context, ContextType, Effect, ErrorKind, Observation, Prepared, Problem,
-    SchemaGenerator, Tool, ToolError, ToolFuture, ToolOutput, ToolSchema, ToolSpec,
-    is_valid_tool_name,
+    Annotations, Arguments, CallArguments, Context, ContextType, Effect, ErrorKind, MissingContext,
+    Observation, Prepared, Problem, Registry, RegistryError, SchemaGenerator, Tool, ToolCall,
+    ToolError, ToolFuture, ToolOutput, ToolResult, ToolSchema, ToolSpec, is_valid_tool_name,
 };
+pub use toolwright_core::{output, schema, validate};
 
 /// Turns a function into a tool: see the crate docs and the README's attribute reference.
 pub use toolwright_macros::tool;

@@ -7,56 +7,184 @@
 //!
 //! Every skipped case is listed in `SKIPPED` with the reason.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use toolwright::validate::{Options, Validator};
 
 /// The files run in specification mode (formats are annotations).
 const FILES: &[&str] = &[
-    "type", "properties", "required", "additionalProperties", "items", "prefixItems", "enum",
-    "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-    "minLength", "maxLength", "pattern", "minItems", "maxItems", "uniqueItems", "anyOf", "oneOf",
-    "allOf", "not", "ref", "defs", "boolean_schema", "format", "default",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "ref",
+    "defs",
+    "boolean_schema",
+    "format",
+    "default",
 ];
 
 /// The formats toolwright asserts, run with format assertion on.
-const FORMAT_FILES: &[&str] =
-    &["date", "date-time", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
+const FORMAT_FILES: &[&str] = &[
+    "date",
+    "date-time",
+    "time",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
 
 /// (file, case description prefix, test description or "*", why it is skipped).
 const SKIPPED: &[(&str, &str, &str, &str)] = &[
-    ("ref", "remote ref", "*", "remote documents are never fetched: a tool schema is one self-contained document"),
-    ("ref", "Recursive references between schemas", "*", "uses `$id`-based resolution; toolwright emits only local JSON-pointer refs"),
-    ("ref", "ref creates new scope when adjacent to keywords", "*", "uses `unevaluatedProperties`, which toolwright does not emit"),
-    ("ref", "refs with relative uris and defs", "*", "uses `$id`-based resolution"),
-    ("ref", "relative refs with absolute uris and defs", "*", "uses `$id`-based resolution"),
-    ("ref", "$id must be resolved against nearest parent", "*", "uses `$id`-based resolution"),
-    ("ref", "order of evaluation", "*", "uses `$id`/`$anchor`-based resolution"),
-    ("ref", "simple URN base URI", "*", "uses `$id`-based resolution"),
+    (
+        "ref",
+        "remote ref",
+        "*",
+        "remote documents are never fetched: a tool schema is one self-contained document",
+    ),
+    (
+        "ref",
+        "Recursive references between schemas",
+        "*",
+        "uses `$id`-based resolution; toolwright emits only local JSON-pointer refs",
+    ),
+    (
+        "ref",
+        "ref creates new scope when adjacent to keywords",
+        "*",
+        "uses `unevaluatedProperties`, which toolwright does not emit",
+    ),
+    (
+        "ref",
+        "refs with relative uris and defs",
+        "*",
+        "uses `$id`-based resolution",
+    ),
+    (
+        "ref",
+        "relative refs with absolute uris and defs",
+        "*",
+        "uses `$id`-based resolution",
+    ),
+    (
+        "ref",
+        "$id must be resolved against nearest parent",
+        "*",
+        "uses `$id`-based resolution",
+    ),
+    (
+        "ref",
+        "order of evaluation",
+        "*",
+        "uses `$id`/`$anchor`-based resolution",
+    ),
+    (
+        "ref",
+        "simple URN base URI",
+        "*",
+        "uses `$id`-based resolution",
+    ),
     ("ref", "URN", "*", "uses `$id`-based resolution"),
-    ("ref", "ref to if", "*", "uses `$id`-based resolution and `if`"),
-    ("ref", "ref to then", "*", "uses `$id`-based resolution and `then`"),
-    ("ref", "ref to else", "*", "uses `$id`-based resolution and `else`"),
-    ("ref", "ref with absolute-path-reference", "*", "uses `$id`-based resolution"),
-    ("ref", "$id with file URI", "*", "uses `$id`-based resolution"),
-    ("not", "collect annotations inside a 'not'", "*", "uses `unevaluatedProperties`, which toolwright does not emit"),
-    ("defs", "validate definition against metaschema", "*", "needs the remote 2020-12 meta-schema"),
-    ("hostname", "validation of host names", "xn--", "IDNA 2008 rules for A-labels need Unicode tables; toolwright checks RFC 1123 syntax only"),
-    ("hostname", "validation of host names", "invalid Punycode", "IDNA 2008 rules for A-labels need Unicode tables"),
-    ("hostname", "validation of A-label", "*", "IDNA 2008 rules for A-labels need Unicode tables"),
+    (
+        "ref",
+        "ref to if",
+        "*",
+        "uses `$id`-based resolution and `if`",
+    ),
+    (
+        "ref",
+        "ref to then",
+        "*",
+        "uses `$id`-based resolution and `then`",
+    ),
+    (
+        "ref",
+        "ref to else",
+        "*",
+        "uses `$id`-based resolution and `else`",
+    ),
+    (
+        "ref",
+        "ref with absolute-path-reference",
+        "*",
+        "uses `$id`-based resolution",
+    ),
+    (
+        "ref",
+        "$id with file URI",
+        "*",
+        "uses `$id`-based resolution",
+    ),
+    (
+        "not",
+        "collect annotations inside a 'not'",
+        "*",
+        "uses `unevaluatedProperties`, which toolwright does not emit",
+    ),
+    (
+        "defs",
+        "validate definition against metaschema",
+        "*",
+        "needs the remote 2020-12 meta-schema",
+    ),
+    (
+        "hostname",
+        "validation of host names",
+        "xn--",
+        "IDNA 2008 rules for A-labels need Unicode tables; toolwright checks RFC 1123 syntax only",
+    ),
+    (
+        "hostname",
+        "validation of host names",
+        "invalid Punycode",
+        "IDNA 2008 rules for A-labels need Unicode tables",
+    ),
+    (
+        "hostname",
+        "validation of A-label",
+        "*",
+        "IDNA 2008 rules for A-labels need Unicode tables",
+    ),
 ];
 
 fn suite_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("JSON_SCHEMA_TEST_SUITE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/json-schema-test-suite"));
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/json-schema-test-suite")
+        });
     dir.join("draft2020-12").is_dir().then_some(dir)
 }
 
 fn skip_reason(file: &str, case: &str, test: &str) -> Option<&'static str> {
     SKIPPED.iter().find_map(|(f, c, t, reason)| {
-        (*f == file && case.starts_with(c) && (*t == "*" || test.contains(t) || test.starts_with(t))).then_some(*reason)
+        (*f == file
+            && case.starts_with(c)
+            && (*t == "*" || test.contains(t) || test.starts_with(t)))
+        .then_some(*reason)
     })
 }
 
@@ -66,7 +194,7 @@ struct Tally {
     failures: Vec<String>,
 }
 
-fn run_file(dir: &PathBuf, relative: &str, file: &str, options: Options, tally: &mut Tally) {
+fn run_file(dir: &Path, relative: &str, file: &str, options: Options, tally: &mut Tally) {
     let path = dir.join("draft2020-12").join(relative);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let cases: Vec<Value> = serde_json::from_str(&text).expect("suite files are JSON");
@@ -77,15 +205,22 @@ fn run_file(dir: &PathBuf, relative: &str, file: &str, options: Options, tally: 
         for test in tests {
             let name = test["description"].as_str().unwrap_or_default();
             let data_text = test["data"].as_str().unwrap_or_default();
-            if skip_reason(file, description, name).or_else(|| skip_reason(file, description, data_text)).is_some() {
+            if skip_reason(file, description, name)
+                .or_else(|| skip_reason(file, description, data_text))
+                .is_some()
+            {
                 tally.skipped += 1;
                 continue;
             }
             let expected = test["valid"].as_bool().expect("valid");
             match &validator {
                 Ok(validator) if validator.is_valid(&test["data"]) == expected => tally.passed += 1,
-                Ok(_) => tally.failures.push(format!("{file}: {description} / {name}: expected valid={expected}")),
-                Err(error) => tally.failures.push(format!("{file}: {description}: {error}")),
+                Ok(_) => tally.failures.push(format!(
+                    "{file}: {description} / {name}: expected valid={expected}"
+                )),
+                Err(error) => tally
+                    .failures
+                    .push(format!("{file}: {description}: {error}")),
             }
         }
     }
@@ -105,15 +240,46 @@ fn official_suite() {
         );
         return;
     };
-    let mut tally = Tally { passed: 0, skipped: 0, failures: Vec::new() };
+    let mut tally = Tally {
+        passed: 0,
+        skipped: 0,
+        failures: Vec::new(),
+    };
     for file in FILES {
-        run_file(&dir, &format!("{file}.json"), file, Options::SPECIFICATION, &mut tally);
+        run_file(
+            &dir,
+            &format!("{file}.json"),
+            file,
+            Options::SPECIFICATION,
+            &mut tally,
+        );
     }
-    let asserting = Options { assert_formats: true, ..Options::SPECIFICATION };
+    let asserting = Options {
+        assert_formats: true,
+        ..Options::SPECIFICATION
+    };
     for file in FORMAT_FILES {
-        run_file(&dir, &format!("optional/format/{file}.json"), file, asserting, &mut tally);
+        run_file(
+            &dir,
+            &format!("optional/format/{file}.json"),
+            file,
+            asserting,
+            &mut tally,
+        );
     }
-    eprintln!("JSON Schema suite: {} passed, {} skipped (reasons in SKIPPED)", tally.passed, tally.skipped);
-    assert!(tally.failures.is_empty(), "{} failures:\n{}", tally.failures.len(), tally.failures.join("\n"));
-    assert!(tally.passed > 1000, "the suite ran too few tests: {}", tally.passed);
+    eprintln!(
+        "JSON Schema suite: {} passed, {} skipped (reasons in SKIPPED)",
+        tally.passed, tally.skipped
+    );
+    assert!(
+        tally.failures.is_empty(),
+        "{} failures:\n{}",
+        tally.failures.len(),
+        tally.failures.join("\n")
+    );
+    assert!(
+        tally.passed > 1000,
+        "the suite ran too few tests: {}",
+        tally.passed
+    );
 }

@@ -33,7 +33,10 @@ pub(crate) fn invalid_arguments(
     if problems.is_empty() {
         // The schema and serde disagree; the property tests exist so this never happens,
         // but if it does the model still learns what serde wanted.
-        let message = serde_error.map_or_else(|| "the arguments were rejected".to_owned(), |e| e.to_string());
+        let message = serde_error.map_or_else(
+            || "the arguments were rejected".to_owned(),
+            |e| e.to_string(),
+        );
         problems.push(Problem::new("$", message));
     }
     let count = problems.len();
@@ -45,7 +48,10 @@ pub(crate) fn invalid_arguments(
         ),
         problems,
     )
-    .with_hint(format!("fix every problem listed and call '{}' again", spec.name))
+    .with_hint(format!(
+        "fix every problem listed and call '{}' again",
+        spec.name
+    ))
 }
 
 fn not_json(spec: &ToolSpec, error: &serde_json::Error) -> ToolError {
@@ -70,7 +76,13 @@ pub(crate) fn check_is_object(spec: &ToolSpec, value: &Value) -> Result<(), Tool
     };
     Err(ToolError::invalid_arguments(
         format!("the arguments of '{}' must be a JSON object", spec.name),
-        vec![Problem::new("$", format!("expected object, got {} {}", type_name(value), show(value)))],
+        vec![Problem::new(
+            "$",
+            match value {
+                Value::Null => "expected object, got null".to_owned(),
+                other => format!("expected object, got {} {}", type_name(other), show(other)),
+            },
+        )],
     )
     .with_hint(hint))
 }

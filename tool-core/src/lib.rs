@@ -5,9 +5,12 @@
 
 mod arguments;
 mod context;
+mod dispatch;
 mod effect;
 mod error;
 mod observation;
+pub mod output;
+mod registry;
 pub mod schema;
 mod spec;
 mod tool;
@@ -17,9 +20,11 @@ pub mod validate;
 pub mod private;
 
 pub use context::{Context, ContextType};
+pub use dispatch::{CallArguments, ToolCall, ToolResult};
 pub use effect::{Annotations, Effect};
 pub use error::{ErrorKind, Problem, ToolError};
+pub use observation::Observation;
+pub use registry::{MissingContext, Registry, RegistryError};
 pub use schema::{SchemaGenerator, ToolSchema};
 pub use spec::{ToolSpec, is_valid_tool_name};
-pub use observation::Observation;
 pub use tool::{Arguments, Prepared, Tool, ToolFuture, ToolOutput};

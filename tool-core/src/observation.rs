@@ -27,17 +27,25 @@ pub struct Observation<T> {
 impl<T> Observation<T> {
     /// `data` for the harness, `for_model` for the model.
     pub fn new(data: T, for_model: impl Into<String>) -> Self {
-        Self { data, for_model: for_model.into() }
+        Self {
+            data,
+            for_model: for_model.into(),
+        }
     }
 }
 
 impl<T: Serialize> crate::private::IntoToolOutput for Observation<T> {
     fn into_tool_output(self) -> Result<crate::ToolOutput, crate::ToolError> {
         let data = serde_json::to_value(&self.data).map_err(|error| {
-            crate::ToolError::internal(format!("the tool's result could not be serialized: {error}"))
-                .with_retryable(false)
+            crate::ToolError::internal(format!(
+                "the tool's result could not be serialized: {error}"
+            ))
+            .with_retryable(false)
         })?;
-        Ok(crate::ToolOutput::Observation { data, for_model: self.for_model })
+        Ok(crate::ToolOutput::Observation {
+            data,
+            for_model: self.for_model,
+        })
     }
 }
 

@@ -165,7 +165,12 @@ pub fn prepare<A: DeserializeOwned + Send + 'static>(
         // one not, accepting everything here still leaves serde's checks in force.
         Validator::for_arguments(&spec.input_schema).unwrap_or_else(|_| Validator::accept_all())
     });
-    Err(crate::arguments::invalid_arguments(spec, validator, args, serde_error))
+    Err(crate::arguments::invalid_arguments(
+        spec,
+        validator,
+        args,
+        serde_error,
+    ))
 }
 
 /// The context value a `#[ctx]` parameter borrows.
@@ -398,7 +403,10 @@ impl<T: ArrayLike> ArrayLike for Option<T> {
 /// The keywords of one argument or field, compiled on first use.
 pub fn keywords(cell: &'static OnceLock<Keywords>, pairs: &[(&str, Value)]) -> &'static Keywords {
     cell.get_or_init(|| {
-        let map: Map<String, Value> = pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+        let map: Map<String, Value> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect();
         // The macro checked every keyword at compile time.
         Keywords::compile(&map, true).unwrap_or_default()
     })
@@ -406,17 +414,23 @@ pub fn keywords(cell: &'static OnceLock<Keywords>, pairs: &[(&str, Value)]) -> &
 
 /// Whether a number meets its keywords (an absent `Option` always does).
 pub fn meets_number<T: NumberLike + ?Sized>(value: &T, keywords: &Keywords) -> bool {
-    value.to_number().is_none_or(|n| keywords.accepts_number(&n))
+    value
+        .to_number()
+        .is_none_or(|n| keywords.accepts_number(&n))
 }
 
 /// Whether a string meets its keywords.
 pub fn meets_string<T: StringLike + ?Sized>(value: &T, keywords: &Keywords) -> bool {
-    value.to_text().is_none_or(|text| keywords.accepts_string(&text))
+    value
+        .to_text()
+        .is_none_or(|text| keywords.accepts_string(&text))
 }
 
 /// Whether a list meets its keywords.
 pub fn meets_array<T: ArrayLike + ?Sized>(value: &T, keywords: &Keywords) -> bool {
-    value.item_count().is_none_or(|count| keywords.accepts_items(count))
+    value
+        .item_count()
+        .is_none_or(|count| keywords.accepts_items(count))
 }
 
 /// Compiles only when `T` is a number.

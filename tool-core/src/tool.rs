@@ -58,7 +58,8 @@ impl Prepared {
     /// The argument values, if they are of type `T`.
     pub fn downcast<T: Any>(self) -> Result<T, ToolError> {
         self.0.downcast::<T>().map(|boxed| *boxed).map_err(|_| {
-            ToolError::internal("prepared arguments were passed to a different tool").with_retryable(false)
+            ToolError::internal("prepared arguments were passed to a different tool")
+                .with_retryable(false)
         })
     }
 }

@@ -168,7 +168,8 @@ fn array(items: Value) -> Value {
 impl<T: ToolSchema> ToolSchema for Vec<T> {
     fn tool_schema(generator: &mut SchemaGenerator) -> Value {
         array(generator.subschema_for::<T>())
-    }    fn meets_constraints(&self) -> bool {
+    }
+    fn meets_constraints(&self) -> bool {
         self.iter().all(T::meets_constraints)
     }
 }
@@ -176,7 +177,8 @@ impl<T: ToolSchema> ToolSchema for Vec<T> {
 impl<T: ToolSchema> ToolSchema for VecDeque<T> {
     fn tool_schema(generator: &mut SchemaGenerator) -> Value {
         array(generator.subschema_for::<T>())
-    }    fn meets_constraints(&self) -> bool {
+    }
+    fn meets_constraints(&self) -> bool {
         self.iter().all(T::meets_constraints)
     }
 }
@@ -184,7 +186,8 @@ impl<T: ToolSchema> ToolSchema for VecDeque<T> {
 impl<T: ToolSchema> ToolSchema for [T] {
     fn tool_schema(generator: &mut SchemaGenerator) -> Value {
         array(generator.subschema_for::<T>())
-    }    fn meets_constraints(&self) -> bool {
+    }
+    fn meets_constraints(&self) -> bool {
         self.iter().all(T::meets_constraints)
     }
 }
@@ -208,7 +211,8 @@ fn set(items: Value) -> Value {
 impl<T: ToolSchema, S> ToolSchema for HashSet<T, S> {
     fn tool_schema(generator: &mut SchemaGenerator) -> Value {
         set(generator.subschema_for::<T>())
-    }    fn meets_constraints(&self) -> bool {
+    }
+    fn meets_constraints(&self) -> bool {
         self.iter().all(T::meets_constraints)
     }
 }
@@ -216,7 +220,8 @@ impl<T: ToolSchema, S> ToolSchema for HashSet<T, S> {
 impl<T: ToolSchema> ToolSchema for BTreeSet<T> {
     fn tool_schema(generator: &mut SchemaGenerator) -> Value {
         set(generator.subschema_for::<T>())
-    }    fn meets_constraints(&self) -> bool {
+    }
+    fn meets_constraints(&self) -> bool {
         self.iter().all(T::meets_constraints)
     }
 }
@@ -240,7 +245,8 @@ fn map(values: Value) -> Value {
 impl<K: MapKey, V: ToolSchema, S> ToolSchema for HashMap<K, V, S> {
     fn tool_schema(generator: &mut SchemaGenerator) -> Value {
         map(generator.subschema_for::<V>())
-    }    fn meets_constraints(&self) -> bool {
+    }
+    fn meets_constraints(&self) -> bool {
         self.values().all(V::meets_constraints)
     }
 }
@@ -248,7 +254,8 @@ impl<K: MapKey, V: ToolSchema, S> ToolSchema for HashMap<K, V, S> {
 impl<K: MapKey, V: ToolSchema> ToolSchema for BTreeMap<K, V> {
     fn tool_schema(generator: &mut SchemaGenerator) -> Value {
         map(generator.subschema_for::<V>())
-    }    fn meets_constraints(&self) -> bool {
+    }
+    fn meets_constraints(&self) -> bool {
         self.values().all(V::meets_constraints)
     }
 }

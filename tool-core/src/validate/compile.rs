@@ -17,7 +17,9 @@ pub struct SchemaError {
 
 impl SchemaError {
     pub(crate) fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
+        Self {
+            message: message.into(),
+        }
     }
 }
 
@@ -83,12 +85,20 @@ impl Types {
     }
 
     fn from_name(name: &str) -> Option<u8> {
-        Self::NAMES.iter().find(|(n, _)| *n == name).map(|(_, bit)| *bit)
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, bit)| *bit)
     }
 
-    /// "integer", "string or null".
+    /// "integer", "string or null" (null last: it is the "or nothing").
     pub fn describe(self) -> String {
-        let names: Vec<&str> = Self::NAMES.iter().filter(|(_, bit)| self.contains(*bit)).map(|(n, _)| *n).collect();
+        let mut names: Vec<&str> = Self::NAMES
+            .iter()
+            .filter(|(_, bit)| self.contains(*bit))
+            .map(|(n, _)| *n)
+            .collect();
+        names.rotate_left(usize::from(self.contains(Self::NULL)));
         names.join(" or ")
     }
 }
@@ -101,9 +111,61 @@ struct Compiler<'a> {
 }
 
 pub(crate) fn compile(root: &Value, options: Options) -> Result<Vec<Node>, SchemaError> {
-    let mut compiler = Compiler { root, options, nodes: Vec::new(), by_pointer: HashMap::new() };
+    let mut compiler = Compiler {
+        root,
+        options,
+        nodes: Vec::new(),
+        by_pointer: HashMap::new(),
+    };
     compiler.compile_at(String::new(), root)?;
+    check_no_cycles(&compiler.nodes)?;
     Ok(compiler.nodes)
+}
+
+/// Rejects a schema that reaches itself again without moving into the value (`{"$ref":
+/// "#"}`, or `allOf` through a `$ref` back to its own node): validating it would never end.
+fn check_no_cycles(nodes: &[Node]) -> Result<(), SchemaError> {
+    fn same_value_edges(node: &Node) -> Vec<usize> {
+        let Node::Schema(schema) = node else {
+            return Vec::new();
+        };
+        let mut edges: Vec<usize> = schema.reference.into_iter().chain(schema.not).collect();
+        edges.extend(&schema.all_of);
+        edges.extend(&schema.any_of);
+        edges.extend(&schema.one_of);
+        edges
+    }
+    // 0 = unvisited, 1 = on the current path, 2 = done.
+    let mut state = vec![0u8; nodes.len()];
+    for start in 0..nodes.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack = vec![(start, same_value_edges(&nodes[start]), 0usize)];
+        state[start] = 1;
+        while let Some((node, edges, next)) = stack.last_mut() {
+            if let Some(&target) = edges.get(*next) {
+                *next += 1;
+                match state[target] {
+                    1 => {
+                        return Err(SchemaError::new(
+                            "the schema refers to itself without descending into the value (a `$ref` cycle), so validation would never end",
+                        ));
+                    }
+                    0 => {
+                        state[target] = 1;
+                        let target_edges = same_value_edges(&nodes[target]);
+                        stack.push((target, target_edges, 0));
+                    }
+                    _ => {}
+                }
+            } else {
+                state[*node] = 2;
+                stack.pop();
+            }
+        }
+    }
+    Ok(())
 }
 
 impl<'a> Compiler<'a> {
@@ -118,7 +180,11 @@ impl<'a> Compiler<'a> {
         let node = match schema {
             Value::Bool(b) => Node::Bool(*b),
             Value::Object(map) => Node::Schema(Box::new(self.compile_object(&pointer, map)?)),
-            other => return Err(SchemaError::new(format!("a schema must be an object or a boolean, not {other}"))),
+            other => {
+                return Err(SchemaError::new(format!(
+                    "a schema must be an object or a boolean, not {other}"
+                )));
+            }
         };
         self.nodes[index] = node;
         Ok(index)
@@ -128,10 +194,19 @@ impl<'a> Compiler<'a> {
         self.compile_at(format!("{pointer}/{}", escape(key)), schema)
     }
 
-    fn compile_object(&mut self, pointer: &str, map: &'a Map<String, Value>) -> Result<SchemaNode, SchemaError> {
-        let mut node = SchemaNode { keywords: Keywords::compile(map, self.options.assert_formats)?, ..SchemaNode::default() };
+    fn compile_object(
+        &mut self,
+        pointer: &str,
+        map: &'a Map<String, Value>,
+    ) -> Result<SchemaNode, SchemaError> {
+        let mut node = SchemaNode {
+            keywords: Keywords::compile(map, self.options.assert_formats)?,
+            ..SchemaNode::default()
+        };
         if let Some(reference) = map.get("$ref") {
-            let reference = reference.as_str().ok_or_else(|| SchemaError::new("`$ref` must be a string"))?;
+            let reference = reference
+                .as_str()
+                .ok_or_else(|| SchemaError::new("`$ref` must be a string"))?;
             node.reference = Some(self.resolve(reference)?);
         }
         node.types = match map.get("type") {
@@ -140,11 +215,18 @@ impl<'a> Compiler<'a> {
             Some(Value::Array(names)) => {
                 let mut bits = 0;
                 for name in names {
-                    bits |= type_bit(name.as_str().ok_or_else(|| SchemaError::new("`type` entries must be strings"))?)?;
+                    bits |= type_bit(
+                        name.as_str()
+                            .ok_or_else(|| SchemaError::new("`type` entries must be strings"))?,
+                    )?;
                 }
                 Some(Types(bits))
             }
-            Some(other) => return Err(SchemaError::new(format!("`type` must be a string or an array, not {other}"))),
+            Some(other) => {
+                return Err(SchemaError::new(format!(
+                    "`type` must be a string or an array, not {other}"
+                )));
+            }
         };
         node.constant = map.get("const").cloned();
         node.enumeration = match map.get("enum") {
@@ -156,14 +238,17 @@ impl<'a> Compiler<'a> {
         if let Some(Value::Array(prefix)) = map.get("prefixItems") {
             let base = format!("{pointer}/prefixItems");
             for (index, schema) in prefix.iter().enumerate() {
-                node.prefix_items.push(self.compile_at(format!("{base}/{index}"), schema)?);
+                node.prefix_items
+                    .push(self.compile_at(format!("{base}/{index}"), schema)?);
             }
         }
         if let Some(items) = map.get("items") {
             node.items = Some(self.sub(pointer, "items", items)?);
         }
         if let Some(properties) = map.get("properties") {
-            let properties = properties.as_object().ok_or_else(|| SchemaError::new("`properties` must be an object"))?;
+            let properties = properties
+                .as_object()
+                .ok_or_else(|| SchemaError::new("`properties` must be an object"))?;
             let base = format!("{pointer}/properties");
             for (name, schema) in properties {
                 let index = self.compile_at(format!("{base}/{}", escape(name)), schema)?;
@@ -171,26 +256,38 @@ impl<'a> Compiler<'a> {
             }
         }
         if let Some(patterns) = map.get("patternProperties") {
-            let patterns = patterns.as_object().ok_or_else(|| SchemaError::new("`patternProperties` must be an object"))?;
+            let patterns = patterns
+                .as_object()
+                .ok_or_else(|| SchemaError::new("`patternProperties` must be an object"))?;
             let base = format!("{pointer}/patternProperties");
             for (source, schema) in patterns {
-                let regex = regex::Regex::new(source)
-                    .map_err(|error| SchemaError::new(format!("pattern {source:?} does not compile: {error}")))?;
+                let regex = regex::Regex::new(source).map_err(|error| {
+                    SchemaError::new(format!("pattern {source:?} does not compile: {error}"))
+                })?;
                 let index = self.compile_at(format!("{base}/{}", escape(source)), schema)?;
                 node.pattern_properties.push((regex, index));
             }
         }
         if let Some(required) = map.get("required") {
-            let required = required.as_array().ok_or_else(|| SchemaError::new("`required` must be an array"))?;
+            let required = required
+                .as_array()
+                .ok_or_else(|| SchemaError::new("`required` must be an array"))?;
             for name in required {
-                let name = name.as_str().ok_or_else(|| SchemaError::new("`required` entries must be strings"))?;
+                let name = name
+                    .as_str()
+                    .ok_or_else(|| SchemaError::new("`required` entries must be strings"))?;
                 node.required.push(name.to_owned());
             }
         }
         if let Some(additional) = map.get("additionalProperties") {
-            node.additional_properties = Some(self.sub(pointer, "additionalProperties", additional)?);
+            node.additional_properties =
+                Some(self.sub(pointer, "additionalProperties", additional)?);
         }
-        for (key, target) in [("allOf", &mut node.all_of), ("anyOf", &mut node.any_of), ("oneOf", &mut node.one_of)] {
+        for (key, target) in [
+            ("allOf", &mut node.all_of),
+            ("anyOf", &mut node.any_of),
+            ("oneOf", &mut node.one_of),
+        ] {
             if let Some(list) = map.get(key) {
                 let list = list.as_array().filter(|l| !l.is_empty()).ok_or_else(|| {
                     SchemaError::new(format!("`{key}` must be a non-empty array"))
@@ -214,8 +311,11 @@ impl<'a> Compiler<'a> {
                 "`$ref` {reference:?} points outside this document; only local references (`#/...`) are supported"
             )));
         };
-        let fragment = percent_decode(fragment)
-            .ok_or_else(|| SchemaError::new(format!("`$ref` {reference:?} is not valid percent-encoding")))?;
+        let fragment = percent_decode(fragment).ok_or_else(|| {
+            SchemaError::new(format!(
+                "`$ref` {reference:?} is not valid percent-encoding"
+            ))
+        })?;
         if !fragment.is_empty() && !fragment.starts_with('/') {
             return Err(SchemaError::new(format!(
                 "`$ref` {reference:?} names an anchor; only JSON pointers (`#/...`) are supported"

@@ -108,12 +108,15 @@ static DURATION: OnceLock<Regex> = OnceLock::new();
 const DURATION_PATTERN: &str = r"^P(?:(?:[0-9]+D|[0-9]+M(?:[0-9]+D)?|[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?)(?:T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S))?|T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)|[0-9]+W)$";
 
 static UUID: OnceLock<Regex> = OnceLock::new();
-const UUID_PATTERN: &str = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+const UUID_PATTERN: &str =
+    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 
 /// `n` ASCII digits at the start of `text`, as a number.
 fn digits(text: &str, n: usize) -> Option<u32> {
     let part = text.get(..n)?;
-    part.bytes().all(|b| b.is_ascii_digit()).then(|| part.parse().ok())?
+    part.bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| part.parse().ok())?
 }
 
 fn is_date(text: &str) -> bool {
@@ -121,8 +124,11 @@ fn is_date(text: &str) -> bool {
     if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
         return false;
     }
-    let (Some(year), Some(month), Some(day)) = (digits(text, 4), digits(&text[5..], 2), digits(&text[8..], 2))
-    else {
+    let (Some(year), Some(month), Some(day)) = (
+        digits(text, 4),
+        digits(&text[5..], 2),
+        digits(&text[8..], 2),
+    ) else {
         return false;
     };
     (1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month)
@@ -130,7 +136,9 @@ fn is_date(text: &str) -> bool {
 
 fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
-        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,
@@ -151,13 +159,18 @@ fn is_time(text: &str) -> bool {
     if bytes.len() < 9 || bytes[2] != b':' || bytes[5] != b':' {
         return false;
     }
-    let (Some(hour), Some(minute), Some(second)) = (digits(text, 2), digits(&text[3..], 2), digits(&text[6..], 2))
-    else {
+    let (Some(hour), Some(minute), Some(second)) = (
+        digits(text, 2),
+        digits(&text[3..], 2),
+        digits(&text[6..], 2),
+    ) else {
         return false;
     };
     let mut rest = &text[8..];
     if let Some(fraction) = rest.strip_prefix('.') {
-        let end = fraction.find(|c: char| !c.is_ascii_digit()).unwrap_or(fraction.len());
+        let end = fraction
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(fraction.len());
         if end == 0 {
             return false;
         }
@@ -227,7 +240,9 @@ fn is_hostname(text: &str) -> bool {
                 && label.len() <= 63
                 && !label.starts_with('-')
                 && !label.ends_with('-')
-                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
         })
 }
 
@@ -242,7 +257,10 @@ fn is_email(text: &str) -> bool {
     } else {
         !local.is_empty()
             && local.split('.').all(|atom| {
-                !atom.is_empty() && atom.chars().all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c))
+                !atom.is_empty()
+                    && atom
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c))
             })
     };
     let domain_ok = match domain.strip_prefix('[').and_then(|d| d.strip_suffix(']')) {
@@ -259,10 +277,8 @@ fn is_quoted_content(text: &str) -> bool {
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
         match c {
-            '\\' => {
-                if chars.next().is_none() {
-                    return false;
-                }
+            '\\' if chars.next().is_none() => {
+                return false;
             }
             '"' => return false,
             c if c.is_ascii_control() => return false,

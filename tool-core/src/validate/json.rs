@@ -14,7 +14,9 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
             a.len() == b.len() && a.iter().zip(b).all(|(a, b)| json_eq(a, b))
         }
         (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len() && a.iter().all(|(key, a)| b.get(key).is_some_and(|b| json_eq(a, b)))
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(key, a)| b.get(key).is_some_and(|b| json_eq(a, b)))
         }
         _ => a == b,
     }
@@ -29,7 +31,9 @@ pub fn compare_numbers(a: &Number, b: &Number) -> Option<Ordering> {
 }
 
 fn as_i128(n: &Number) -> Option<i128> {
-    n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))
+    n.as_i64()
+        .map(i128::from)
+        .or_else(|| n.as_u64().map(i128::from))
 }
 
 /// Whether `value` is a multiple of `factor` (> 0): exact for integers, within a few
@@ -44,7 +48,8 @@ pub fn is_multiple_of(value: &Number, factor: &Number) -> bool {
         return false;
     };
     let quotient = value / factor;
-    quotient.is_finite() && (quotient - quotient.round()).abs() <= 4.0 * f64::EPSILON * quotient.abs().max(1.0)
+    quotient.is_finite()
+        && (quotient - quotient.round()).abs() <= 4.0 * f64::EPSILON * quotient.abs().max(1.0)
 }
 
 /// Whether a number is an integer. `strict` (tool arguments) asks what serde asks: an
@@ -53,7 +58,9 @@ pub fn is_integer(n: &Number, strict: bool) -> bool {
     if n.is_i64() || n.is_u64() {
         return true;
     }
-    !strict && n.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+    !strict
+        && n.as_f64()
+            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
 }
 
 /// The JSON type name of a value, for messages.
@@ -157,7 +164,10 @@ mod tests {
         assert!(!json_eq(&json!(1), &json!(true)));
         let big = json!(u64::MAX);
         assert_eq!(
-            compare_numbers(big.as_number().unwrap(), json!(u64::MAX - 1).as_number().unwrap()),
+            compare_numbers(
+                big.as_number().unwrap(),
+                json!(u64::MAX - 1).as_number().unwrap()
+            ),
             Some(Ordering::Greater)
         );
     }

@@ -33,7 +33,9 @@ impl Keywords {
             match schema.get(key) {
                 None => Ok(None),
                 Some(Value::Number(n)) => Ok(Some(n.clone())),
-                Some(other) => Err(SchemaError::new(format!("`{key}` must be a number, not {other}"))),
+                Some(other) => Err(SchemaError::new(format!(
+                    "`{key}` must be a number, not {other}"
+                ))),
             }
         };
         let count = |key: &str| -> Result<Option<u64>, SchemaError> {
@@ -41,26 +43,41 @@ impl Keywords {
                 None => Ok(None),
                 Some(Value::Number(n)) => n
                     .as_u64()
-                    .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64))
+                    .or_else(|| {
+                        n.as_f64()
+                            .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                            .map(|f| f as u64)
+                    })
                     .map(Some)
-                    .ok_or_else(|| SchemaError::new(format!("`{key}` must be a non-negative integer"))),
-                Some(other) => Err(SchemaError::new(format!("`{key}` must be an integer, not {other}"))),
+                    .ok_or_else(|| {
+                        SchemaError::new(format!("`{key}` must be a non-negative integer"))
+                    }),
+                Some(other) => Err(SchemaError::new(format!(
+                    "`{key}` must be an integer, not {other}"
+                ))),
             }
         };
         let pattern = match schema.get("pattern") {
             None => None,
-            Some(Value::String(source)) => Some(
-                regex::Regex::new(source)
-                    .map_err(|error| SchemaError::new(format!("`pattern` {source:?} does not compile: {error}")))?,
-            ),
-            Some(other) => return Err(SchemaError::new(format!("`pattern` must be a string, not {other}"))),
+            Some(Value::String(source)) => Some(regex::Regex::new(source).map_err(|error| {
+                SchemaError::new(format!("`pattern` {source:?} does not compile: {error}"))
+            })?),
+            Some(other) => {
+                return Err(SchemaError::new(format!(
+                    "`pattern` must be a string, not {other}"
+                )));
+            }
         };
         let format = match schema.get("format") {
             Some(Value::String(name)) if assert_formats => Format::from_name(name),
             _ => None,
         };
         let multiple_of = number("multipleOf")?;
-        if multiple_of.as_ref().and_then(Number::as_f64).is_some_and(|f| f <= 0.0) {
+        if multiple_of
+            .as_ref()
+            .and_then(Number::as_f64)
+            .is_some_and(|f| f <= 0.0)
+        {
             return Err(SchemaError::new("`multipleOf` must be greater than 0"));
         }
         Ok(Self {
@@ -96,7 +113,8 @@ impl Keywords {
     pub(crate) fn check_number(&self, n: &Number, path: &JsonPath, issues: &mut Vec<Issue>) {
         use std::cmp::Ordering::{Greater, Less};
         let cmp = |bound: &Number| compare_numbers(n, bound);
-        let mut fail = |message: String| issues.push(Issue::new(path, IssueKind::Constraint, message));
+        let mut fail =
+            |message: String| issues.push(Issue::new(path, IssueKind::Constraint, message));
         if let Some(min) = &self.minimum
             && cmp(min) == Some(Less)
         {
@@ -125,24 +143,33 @@ impl Keywords {
     }
 
     pub(crate) fn check_string(&self, text: &str, path: &JsonPath, issues: &mut Vec<Issue>) {
-        let mut fail = |message: String| issues.push(Issue::new(path, IssueKind::Constraint, message));
+        let mut fail =
+            |message: String| issues.push(Issue::new(path, IssueKind::Constraint, message));
         if self.min_length.is_some() || self.max_length.is_some() {
             let length = text.chars().count() as u64;
             if let Some(min) = self.min_length
                 && length < min
             {
-                fail(format!("must be at least {min} characters long, got {length}"));
+                fail(format!(
+                    "must be at least {min} characters long, got {length}"
+                ));
             }
             if let Some(max) = self.max_length
                 && length > max
             {
-                fail(format!("must be at most {max} characters long, got {length}"));
+                fail(format!(
+                    "must be at most {max} characters long, got {length}"
+                ));
             }
         }
         if let Some(pattern) = &self.pattern
             && !pattern.is_match(text)
         {
-            fail(format!("{} does not match the pattern {}", show(&Value::String(text.to_owned())), pattern.as_str()));
+            fail(format!(
+                "{} does not match the pattern {}",
+                show(&Value::String(text.to_owned())),
+                pattern.as_str()
+            ));
         }
         if let Some(format) = self.format
             && !format.matches(text)
@@ -161,12 +188,20 @@ impl Keywords {
         if let Some(min) = self.min_items
             && count < min
         {
-            issues.push(Issue::new(path, IssueKind::Constraint, format!("must have at least {min} items, got {count}")));
+            issues.push(Issue::new(
+                path,
+                IssueKind::Constraint,
+                format!("must have at least {min} items, got {count}"),
+            ));
         }
         if let Some(max) = self.max_items
             && count > max
         {
-            issues.push(Issue::new(path, IssueKind::Constraint, format!("must have at most {max} items, got {count}")));
+            issues.push(Issue::new(
+                path,
+                IssueKind::Constraint,
+                format!("must have at most {max} items, got {count}"),
+            ));
         }
     }
 

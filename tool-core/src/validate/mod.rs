@@ -39,9 +39,15 @@ pub struct Options {
 
 impl Options {
     /// JSON Schema 2020-12 as the specification reads: formats are annotations.
-    pub const SPECIFICATION: Options = Options { strict_integers: false, assert_formats: false };
+    pub const SPECIFICATION: Options = Options {
+        strict_integers: false,
+        assert_formats: false,
+    };
     /// What tool arguments need: agreement with serde, formats checked.
-    pub const TOOL_ARGUMENTS: Options = Options { strict_integers: true, assert_formats: true };
+    pub const TOOL_ARGUMENTS: Options = Options {
+        strict_integers: true,
+        assert_formats: true,
+    };
 }
 
 /// A compiled schema.
@@ -73,14 +79,22 @@ pub(crate) enum IssueKind {
 
 impl Issue {
     pub(crate) fn new(path: &JsonPath, kind: IssueKind, message: String) -> Self {
-        Self { path: path.to_string(), depth: path.depth(), kind, message }
+        Self {
+            path: path.to_string(),
+            depth: path.depth(),
+            kind,
+            message,
+        }
     }
 }
 
 impl Validator {
     /// Compiles `schema` (a JSON Schema document) with `options`.
     pub fn compile(schema: &Value, options: Options) -> Result<Self, SchemaError> {
-        Ok(Self { nodes: compile::compile(schema, options)?, options })
+        Ok(Self {
+            nodes: compile::compile(schema, options)?,
+            options,
+        })
     }
 
     /// Compiles a tool's argument schema: strict integers, formats asserted.
@@ -90,14 +104,22 @@ impl Validator {
 
     /// A validator that accepts everything (the schema `true`).
     pub fn accept_all() -> Self {
-        Self { nodes: vec![Node::Bool(true)], options: Options::SPECIFICATION }
+        Self {
+            nodes: vec![Node::Bool(true)],
+            options: Options::SPECIFICATION,
+        }
     }
 
-    /// Every problem with `value`; empty when it is valid.
+    /// Every problem with `value`; empty when it is valid. Problems about an object come
+    /// before problems inside it.
     pub fn validate(&self, value: &Value) -> Vec<Problem> {
         let mut issues = Vec::new();
         self.check(0, value, &mut JsonPath::root(), &mut issues);
-        issues.into_iter().map(|issue| Problem::new(issue.path, issue.message)).collect()
+        issues.sort_by_key(|issue| issue.depth);
+        issues
+            .into_iter()
+            .map(|issue| Problem::new(issue.path, issue.message))
+            .collect()
     }
 
     /// Whether `value` is valid.
@@ -110,12 +132,22 @@ impl Validator {
     fn check(&self, node: usize, value: &Value, path: &mut JsonPath, issues: &mut Vec<Issue>) {
         match &self.nodes[node] {
             Node::Bool(true) => {}
-            Node::Bool(false) => issues.push(Issue::new(path, IssueKind::Type, "no value is allowed here".into())),
+            Node::Bool(false) => issues.push(Issue::new(
+                path,
+                IssueKind::Type,
+                "no value is allowed here".into(),
+            )),
             Node::Schema(schema) => self.check_schema(schema, value, path, issues),
         }
     }
 
-    fn check_schema(&self, schema: &SchemaNode, value: &Value, path: &mut JsonPath, issues: &mut Vec<Issue>) {
+    fn check_schema(
+        &self,
+        schema: &SchemaNode,
+        value: &Value,
+        path: &mut JsonPath,
+        issues: &mut Vec<Issue>,
+    ) {
         if let Some(target) = schema.reference {
             self.check(target, value, path, issues);
         }
@@ -125,7 +157,11 @@ impl Validator {
             issues.push(Issue::new(
                 path,
                 IssueKind::Type,
-                format!("expected {}, got {} {}", types.describe(), type_name(value), show(value)),
+                format!(
+                    "expected {}, got {}",
+                    types.describe(),
+                    describe_value(value)
+                ),
             ));
             // The keywords below assume the right type; their messages would only repeat
             // this one.
@@ -134,7 +170,11 @@ impl Validator {
         if let Some(constant) = &schema.constant
             && !json_eq(constant, value)
         {
-            issues.push(Issue::new(path, IssueKind::Value, format!("must be {}, got {}", show(constant), show(value))));
+            issues.push(Issue::new(
+                path,
+                IssueKind::Value,
+                format!("must be {}, got {}", show(constant), show(value)),
+            ));
         }
         if let Some(allowed) = &schema.enumeration
             && !allowed.iter().any(|candidate| json_eq(candidate, value))
@@ -142,7 +182,11 @@ impl Validator {
             issues.push(Issue::new(
                 path,
                 IssueKind::Value,
-                format!("must be one of {}, got {}", list_values(allowed), show(value)),
+                format!(
+                    "must be one of {}, got {}",
+                    list_values(allowed),
+                    show(value)
+                ),
             ));
         }
         match value {
@@ -174,7 +218,13 @@ impl Validator {
         }
     }
 
-    fn check_array(&self, schema: &SchemaNode, items: &[Value], path: &mut JsonPath, issues: &mut Vec<Issue>) {
+    fn check_array(
+        &self,
+        schema: &SchemaNode,
+        items: &[Value],
+        path: &mut JsonPath,
+        issues: &mut Vec<Issue>,
+    ) {
         schema.keywords.check_items(items.len(), path, issues);
         for (index, item) in items.iter().enumerate() {
             let node = match schema.prefix_items.get(index) {
@@ -187,7 +237,10 @@ impl Validator {
                     issues.push(Issue::new(
                         path,
                         IssueKind::Constraint,
-                        format!("unexpected item: at most {} items are allowed", schema.prefix_items.len()),
+                        format!(
+                            "unexpected item: at most {} items are allowed",
+                            schema.prefix_items.len()
+                        ),
                     ));
                 } else {
                     self.check(node, item, path, issues);
@@ -215,11 +268,19 @@ impl Validator {
     ) {
         for name in &schema.required {
             if !object.contains_key(name) {
-                issues.push(Issue::new(path, IssueKind::Constraint, format!("missing required field '{name}'")));
+                issues.push(Issue::new(
+                    path,
+                    IssueKind::Constraint,
+                    format!("missing required field '{name}'"),
+                ));
             }
         }
         for (key, item) in object {
-            let declared = schema.properties.iter().find(|(name, _)| name == key).map(|(_, node)| *node);
+            let declared = schema
+                .properties
+                .iter()
+                .find(|(name, _)| name == key)
+                .map(|(_, node)| *node);
             let mut matched = declared.is_some();
             path.push_key(key);
             if let Some(node) = declared {
@@ -235,9 +296,15 @@ impl Validator {
             if matched {
                 continue;
             }
-            let Some(node) = schema.additional_properties else { continue };
+            let Some(node) = schema.additional_properties else {
+                continue;
+            };
             if matches!(self.nodes[node], Node::Bool(false)) {
-                issues.push(Issue::new(path, IssueKind::Constraint, unexpected_field(key, schema, object)));
+                issues.push(Issue::new(
+                    path,
+                    IssueKind::Constraint,
+                    unexpected_field(key, schema, object),
+                ));
                 continue;
             }
             path.push_key(key);
@@ -258,7 +325,8 @@ impl Validator {
         issues: &mut Vec<Issue>,
     ) {
         let mut matched = Vec::new();
-        let mut best: Option<(usize, (usize, usize, usize), Vec<Issue>)> = None;
+        // (type mismatches here, tag mismatches, all problems) of the closest so far.
+        let mut best: Option<((usize, usize, usize), Vec<Issue>)> = None;
         for (index, &node) in alternatives.iter().enumerate() {
             let mut inner = Vec::new();
             self.check(node, value, path, &mut inner);
@@ -268,17 +336,23 @@ impl Validator {
             }
             let depth = path.depth();
             let score = (
-                inner.iter().filter(|i| i.kind == IssueKind::Type && i.depth == depth).count(),
+                inner
+                    .iter()
+                    .filter(|i| i.kind == IssueKind::Type && i.depth == depth)
+                    .count(),
                 inner.iter().filter(|i| i.kind == IssueKind::Value).count(),
                 inner.len(),
             );
-            if best.as_ref().is_none_or(|(_, best_score, _)| score < *best_score) {
-                best = Some((index, score, inner));
+            if best
+                .as_ref()
+                .is_none_or(|(best_score, _)| score < *best_score)
+            {
+                best = Some((score, inner));
             }
         }
         match matched.len() {
             0 => {
-                if let Some((_, _, inner)) = best {
+                if let Some((_, inner)) = best {
                     issues.extend(inner);
                 }
             }
@@ -289,11 +363,23 @@ impl Validator {
                 format!(
                     "matches {} of the allowed forms (alternatives {}); it must match exactly one",
                     matched.len(),
-                    matched.iter().map(|i| (i + 1).to_string()).collect::<Vec<_>>().join(", ")
+                    matched
+                        .iter()
+                        .map(|i| (i + 1).to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             )),
             _ => {}
         }
+    }
+}
+
+/// `integer 7`, `string "x"`, `null`.
+fn describe_value(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        other => format!("{} {}", type_name(other), show(other)),
     }
 }
 
@@ -307,8 +393,16 @@ fn list_values(values: &[Value]) -> String {
 }
 
 /// `unexpected field 'ammount' (allowed: amount, currency); did you mean 'amount'?`
-fn unexpected_field(key: &str, schema: &SchemaNode, object: &serde_json::Map<String, Value>) -> String {
-    let allowed: Vec<&str> = schema.properties.iter().map(|(name, _)| name.as_str()).collect();
+fn unexpected_field(
+    key: &str,
+    schema: &SchemaNode,
+    object: &serde_json::Map<String, Value>,
+) -> String {
+    let allowed: Vec<&str> = schema
+        .properties
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .collect();
     let mut message = format!("unexpected field '{key}'");
     if allowed.is_empty() {
         message.push_str(" (this object takes no fields)");
@@ -332,7 +426,9 @@ fn unexpected_field(key: &str, schema: &SchemaNode, object: &serde_json::Map<Str
 fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
     // Scalars hash by their canonical text; numbers go through f64 so 1 and 1.0 meet.
     let mut seen: HashSet<String> = HashSet::new();
-    let simple = items.iter().all(|item| !matches!(item, Value::Array(_) | Value::Object(_)));
+    let simple = items
+        .iter()
+        .all(|item| !matches!(item, Value::Array(_) | Value::Object(_)));
     if simple {
         let key = |item: &Value| match item {
             Value::Number(n) => format!("n{}", n.as_f64().unwrap_or(f64::NAN)),
@@ -358,11 +454,109 @@ impl Types {
             Value::Null => self.contains(Types::NULL),
             Value::Bool(_) => self.contains(Types::BOOLEAN),
             Value::Number(n) => {
-                self.contains(Types::NUMBER) || (self.contains(Types::INTEGER) && is_integer(n, strict_integers))
+                self.contains(Types::NUMBER)
+                    || (self.contains(Types::INTEGER) && is_integer(n, strict_integers))
             }
             Value::String(_) => self.contains(Types::STRING),
             Value::Array(_) => self.contains(Types::ARRAY),
             Value::Object(_) => self.contains(Types::OBJECT),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn problems(schema: Value, value: Value) -> Vec<String> {
+        Validator::for_arguments(&schema)
+            .unwrap()
+            .validate(&value)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn every_problem_at_once_with_paths_and_hints() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "amount": {"type": "integer", "minimum": 1},
+                "currency": {"type": "string", "enum": ["EUR", "GBP", "USD"]},
+                "pay_on": {"type": "string", "format": "date"}
+            },
+            "required": ["amount", "currency"],
+            "additionalProperties": false
+        });
+        let value = json!({"ammount": 5, "currency": "usd", "pay_on": "next friday"});
+        assert_eq!(
+            problems(schema, value),
+            [
+                "$: missing required field 'amount'",
+                "$: unexpected field 'ammount' (allowed: amount, currency, pay_on); did you mean 'amount'?",
+                "$.currency: must be one of [\"EUR\", \"GBP\", \"USD\"], got \"usd\"",
+                "$.pay_on: \"next friday\" is not a date; expected YYYY-MM-DD",
+            ]
+        );
+    }
+
+    #[test]
+    fn integers_are_what_serde_reads_as_integers() {
+        let schema = json!({"type": "integer"});
+        assert!(
+            Validator::compile(&schema, Options::SPECIFICATION)
+                .unwrap()
+                .is_valid(&json!(1.0))
+        );
+        assert_eq!(
+            problems(schema, json!(1.0)),
+            ["$: expected integer, got number 1.0"]
+        );
+    }
+
+    #[test]
+    fn the_closest_alternative_explains_a_failed_any_of() {
+        let schema = json!({
+            "anyOf": [
+                {"type": "object", "properties": {"kind": {"const": "circle"}, "radius": {"type": "number"}}, "required": ["kind", "radius"]},
+                {"type": "object", "properties": {"kind": {"const": "square"}, "side": {"type": "number"}}, "required": ["kind", "side"]},
+                {"type": "null"}
+            ]
+        });
+        assert_eq!(
+            problems(schema, json!({"kind": "square", "side": "2"})),
+            ["$.side: expected number, got string \"2\""]
+        );
+    }
+
+    #[test]
+    fn a_ref_cycle_is_a_schema_error_not_a_hang() {
+        let error = Validator::compile(&json!({"$ref": "#"}), Options::SPECIFICATION).unwrap_err();
+        assert!(error.to_string().contains("cycle"), "{error}");
+        // Recursion through properties is fine.
+        let tree = json!({"type": "object", "properties": {"child": {"$ref": "#"}}});
+        assert!(
+            Validator::compile(&tree, Options::SPECIFICATION)
+                .unwrap()
+                .is_valid(&json!({"child": {"child": {}}}))
+        );
+    }
+
+    #[test]
+    fn unresolvable_refs_are_errors() {
+        assert!(
+            Validator::compile(
+                &json!({"$ref": "https://example.com/s.json"}),
+                Options::SPECIFICATION
+            )
+            .is_err()
+        );
+        assert!(
+            Validator::compile(&json!({"$ref": "#/$defs/missing"}), Options::SPECIFICATION)
+                .is_err()
+        );
     }
 }

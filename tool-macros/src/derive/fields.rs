@@ -149,7 +149,10 @@ fn reject_param_only_options(options: &crate::attr::ArgOptions, errors: &Errors)
 
 /// `&&`-joined checks that each deserialized field meets its `#[arg]` constraints and
 /// those inside its type; `access(field)` is an expression of type `&FieldType`.
-pub fn constraint_checks(fields: &[Field<'_>], access: impl Fn(usize, &Field<'_>) -> TokenStream) -> TokenStream {
+pub fn constraint_checks(
+    fields: &[Field<'_>],
+    access: impl Fn(usize, &Field<'_>) -> TokenStream,
+) -> TokenStream {
     // The attributes were checked (and their errors reported) when the schema was built.
     let quiet = Errors::new();
     let checks: Vec<TokenStream> = fields
@@ -162,5 +165,9 @@ pub fn constraint_checks(fields: &[Field<'_>], access: impl Fn(usize, &Field<'_>
         })
         .collect();
     let _ = quiet.finish();
-    if checks.is_empty() { quote!(true) } else { quote!(#(#checks)&&*) }
+    if checks.is_empty() {
+        quote!(true)
+    } else {
+        quote!(#(#checks)&&*)
+    }
 }

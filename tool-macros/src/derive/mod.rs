@@ -30,10 +30,16 @@ pub fn expand_derive(input: DeriveInput) -> TokenStream {
     let serde_ok = cx.check().is_ok();
     let errors = Errors::new();
     let (body, named, check) = match container {
-        Some(container) if serde_ok => {
-            (schema_body(&container, &errors), is_named(&container), constraint_body(&container))
-        }
-        _ => (quote!(_tw::__private::serde_json::Value::Bool(true)), false, quote!(true)),
+        Some(container) if serde_ok => (
+            schema_body(&container, &errors),
+            is_named(&container),
+            constraint_body(&container),
+        ),
+        _ => (
+            quote!(_tw::__private::serde_json::Value::Bool(true)),
+            false,
+            quote!(true),
+        ),
     };
     let error_tokens = match errors.finish() {
         Ok(()) => TokenStream::new(),
@@ -110,37 +116,42 @@ fn constraint_body(container: &Container<'_>) -> TokenStream {
         return quote!(true);
     }
     match &container.data {
-        Data::Struct(Style::Struct | Style::Newtype, fields) => fields::constraint_checks(fields, |_, field| {
-            let member = &field.member;
-            quote!(&self.#member)
-        }),
+        Data::Struct(Style::Struct | Style::Newtype, fields) => {
+            fields::constraint_checks(fields, |_, field| {
+                let member = &field.member;
+                quote!(&self.#member)
+            })
+        }
         Data::Struct(_, _) => quote!(true),
         Data::Enum(variants) => {
-            let arms = variants.iter().filter(|v| !v.attrs.skip_deserializing()).map(|variant| {
-                let ident = &variant.ident;
-                let binding = |index: usize| quote::format_ident!("__tw_field_{}", index);
-                match variant.style {
-                    Style::Unit => quote!(Self::#ident => true,),
-                    Style::Tuple => quote!(Self::#ident(..) => true,),
-                    Style::Newtype => {
-                        let check = fields::constraint_checks(&variant.fields, |index, _| {
-                            let name = binding(index);
-                            quote!(#name)
-                        });
-                        let name = binding(0);
-                        quote!(Self::#ident(#name) => #check,)
+            let arms = variants
+                .iter()
+                .filter(|v| !v.attrs.skip_deserializing())
+                .map(|variant| {
+                    let ident = &variant.ident;
+                    let binding = |index: usize| quote::format_ident!("__tw_field_{}", index);
+                    match variant.style {
+                        Style::Unit => quote!(Self::#ident => true,),
+                        Style::Tuple => quote!(Self::#ident(..) => true,),
+                        Style::Newtype => {
+                            let check = fields::constraint_checks(&variant.fields, |index, _| {
+                                let name = binding(index);
+                                quote!(#name)
+                            });
+                            let name = binding(0);
+                            quote!(Self::#ident(#name) => #check,)
+                        }
+                        Style::Struct => {
+                            let members = variant.fields.iter().map(|field| &field.member);
+                            let names = (0..variant.fields.len()).map(binding);
+                            let check = fields::constraint_checks(&variant.fields, |index, _| {
+                                let name = binding(index);
+                                quote!(#name)
+                            });
+                            quote!(Self::#ident { #(#members: #names,)* } => #check,)
+                        }
                     }
-                    Style::Struct => {
-                        let members = variant.fields.iter().map(|field| &field.member);
-                        let names = (0..variant.fields.len()).map(binding);
-                        let check = fields::constraint_checks(&variant.fields, |index, _| {
-                            let name = binding(index);
-                            quote!(#name)
-                        });
-                        quote!(Self::#ident { #(#members: #names,)* } => #check,)
-                    }
-                }
-            });
+                });
             quote! {
                 #[allow(unreachable_patterns, unused_variables)]
                 match self {
@@ -152,7 +163,12 @@ fn constraint_body(container: &Container<'_>) -> TokenStream {
     }
 }
 
-fn impl_tool_schema(input: &DeriveInput, body: TokenStream, named: bool, check: TokenStream) -> TokenStream {
+fn impl_tool_schema(
+    input: &DeriveInput,
+    body: TokenStream,
+    named: bool,
+    check: TokenStream,
+) -> TokenStream {
     let ident = &input.ident;
     let mut generics = input.generics.clone();
     let type_params: Vec<Ident> = generics

@@ -21,7 +21,9 @@ pub struct Dispatch {
 pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
     let tool_name = &tool.name;
     let function = &tool.item.sig.ident;
-    let locals: Vec<_> = (0..tool.params.len()).map(|i| format_ident!("__tw_{}", i)).collect();
+    let locals: Vec<_> = (0..tool.params.len())
+        .map(|i| format_ident!("__tw_{}", i))
+        .collect();
 
     let mut fields = Vec::new();
     let mut field_names = Vec::new();
@@ -57,7 +59,11 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
     }
 
     let call = quote!(#function(#(#locals),*));
-    let call = if tool.is_async() { quote!(#call.await) } else { call };
+    let call = if tool.is_async() {
+        quote!(#call.await)
+    } else {
+        call
+    };
     let convert = convert_output(&tool.output);
     let context_types = (!context_types.is_empty()).then(|| {
         quote! {
@@ -66,7 +72,11 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
             }
         }
     });
-    let checks = if checks.is_empty() { quote!(true) } else { quote!(#(#checks)&&*) };
+    let checks = if checks.is_empty() {
+        quote!(true)
+    } else {
+        quote!(#(#checks)&&*)
+    };
 
     let items = quote! {
         #[derive(_tw::__private::serde::Deserialize)]

@@ -1,0 +1,361 @@
+//! The dispatcher: one result per call, every argument problem at once, errors as data.
+
+#[path = "../examples/tools/mod.rs"]
+mod tools;
+
+use std::time::Duration;
+
+use insta::assert_json_snapshot;
+use serde_json::{Value, json};
+use tools::{ConvertTemperature, Notes, RefundPayment, SaveNote, SearchNotes};
+use toolwright::output::OutputBudget;
+use toolwright::{
+    Context, ErrorKind, Registry, RegistryError, ToolCall, ToolError, ToolOutput, tool,
+};
+
+fn registry() -> Registry {
+    Registry::new()
+        .with(RefundPayment)
+        .with(SaveNote)
+        .with(SearchNotes)
+        .with(ConvertTemperature)
+}
+
+fn ctx() -> Context {
+    Context::new().with(Notes::default())
+}
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+fn model_json(result: &toolwright::ToolResult) -> Value {
+    serde_json::from_str(&result.for_model.text).expect("an error's model view is JSON")
+}
+
+/// Returns its input; panics on "boom".
+#[tool(effect = "read_only")]
+fn echo(text: String) -> String {
+    assert!(text != "boom", "echo was asked to explode");
+    text
+}
+
+/// Waits for a while.
+#[tool(effect = "read_only")]
+async fn slow(millis: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+    "done".to_owned()
+}
+
+/// Report the time.
+#[tool(effect = "read_only")]
+fn now() -> String {
+    "12:00".to_owned()
+}
+
+/// Produce a long report.
+#[tool(effect = "read_only")]
+fn long_report(lines: u32) -> String {
+    (1..=lines).map(|i| format!("row {i}\n")).collect()
+}
+
+#[test]
+fn a_valid_call_runs_and_answers_with_its_id() {
+    let result = block_on(registry().dispatch(
+        &ctx(),
+        ToolCall::new(
+            "call_1",
+            "convert_temperature",
+            r#"{"value": 100, "from": "celsius", "to": "fahrenheit"}"#,
+        ),
+    ));
+    assert_eq!(result.call_id, "call_1");
+    assert_eq!(result.outcome, Ok(ToolOutput::Json(json!(212.0))));
+    assert_eq!(result.for_model.text, "212.0");
+}
+
+#[test]
+fn an_unknown_tool_names_the_real_ones_closest_first() {
+    let result = block_on(registry().dispatch(&ctx(), ToolCall::new("c", "serch_notes", "{}")));
+    let error = result.error().unwrap();
+    assert_eq!(error.kind, ErrorKind::UnknownTool);
+    assert_eq!(
+        error.message,
+        "there is no tool named 'serch_notes'; did you mean 'search_notes'?"
+    );
+    assert!(
+        error
+            .hint
+            .as_deref()
+            .unwrap()
+            .starts_with("available tools, closest first: search_notes, ")
+    );
+}
+
+#[test]
+fn every_argument_problem_is_reported_at_once() {
+    let result = block_on(registry().dispatch(
+        &ctx(),
+        ToolCall::new(
+            "c",
+            "refund_payment",
+            json!({"customer": "100", "ammount": 0, "currency": "usd", "memo": 7}),
+        ),
+    ));
+    assert_json_snapshot!(model_json(&result));
+    assert_eq!(result.error().unwrap().problems.len(), 5);
+}
+
+#[test]
+fn constraints_are_checked_on_the_fast_path_too() {
+    // Deserializes fine, but `amount` is below its minimum and `customer` misses its
+    // pattern: the typed checks catch it and the validator explains.
+    let result = block_on(registry().dispatch(
+        &ctx(),
+        ToolCall::new(
+            "c",
+            "refund_payment",
+            r#"{"customer": "C-1", "amount": 0, "currency": "EUR"}"#,
+        ),
+    ));
+    let problems: Vec<String> = result
+        .error()
+        .unwrap()
+        .problems
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(problems, ["$.amount: must be >= 1, got 0"]);
+    let result = block_on(registry().dispatch(
+        &ctx(),
+        ToolCall::new("c", "save_note", r#"{"note": {"title": "", "body": "b"}}"#),
+    ));
+    let problems: Vec<String> = result
+        .error()
+        .unwrap()
+        .problems
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        problems,
+        ["$.note.title: must be at least 1 characters long, got 0"]
+    );
+}
+
+#[test]
+fn malformed_arguments_get_clear_errors() {
+    let registry = registry().with(Now);
+    let cases = [
+        ("refund_payment", json!("{\"customer\": ")),
+        ("refund_payment", json!("[1, 2]")),
+        ("now", json!("null")),
+        (
+            "refund_payment",
+            json!(r#""{\"customer\": \"C-1\", \"amount\": 5, \"currency\": \"EUR\"}""#),
+        ),
+    ];
+    let views: Vec<Value> = cases
+        .into_iter()
+        .map(|(name, raw)| {
+            let result = block_on(
+                registry.dispatch(&ctx(), ToolCall::new("c", name, raw.as_str().unwrap())),
+            );
+            assert_eq!(result.error().unwrap().kind, ErrorKind::InvalidArguments);
+            model_json(&result)
+        })
+        .collect();
+    assert_json_snapshot!(views);
+}
+
+#[test]
+fn repairs_are_explicit_and_listed() {
+    let registry = registry().with(Now).repair_arguments(true);
+    let stringified = ToolCall::new(
+        "c",
+        "refund_payment",
+        json!("{\"customer\": \"C-1\", \"amount\": 5, \"currency\": \"EUR\"}"),
+    );
+    let result = block_on(registry.dispatch(&ctx(), stringified));
+    assert!(!result.is_error(), "{:?}", result.outcome);
+    assert_eq!(
+        result.repairs,
+        ["the arguments were a JSON object inside a string; read the object"]
+    );
+    for empty in ["", "null"] {
+        let result = block_on(registry.dispatch(&ctx(), ToolCall::new("c", "now", empty)));
+        assert_eq!(
+            result.outcome,
+            Ok(ToolOutput::Text("12:00".into())),
+            "{empty:?}"
+        );
+        assert_eq!(result.repairs.len(), 1);
+    }
+    // A tool with parameters is not called with nothing.
+    let result = block_on(registry.dispatch(&ctx(), ToolCall::new("c", "refund_payment", "null")));
+    assert!(result.is_error());
+}
+
+#[test]
+fn a_panicking_tool_gets_an_internal_error_and_the_registry_keeps_serving() {
+    let registry = Registry::new().with(Echo);
+    let result =
+        block_on(registry.dispatch(&ctx(), ToolCall::new("p", "echo", r#"{"text": "boom"}"#)));
+    let error = result.error().unwrap();
+    assert_eq!(error.kind, ErrorKind::Internal);
+    assert!(!error.retryable);
+    assert!(
+        error.message.contains("echo was asked to explode"),
+        "{}",
+        error.message
+    );
+    let result =
+        block_on(registry.dispatch(&ctx(), ToolCall::new("q", "echo", r#"{"text": "fine"}"#)));
+    assert_eq!(result.outcome, Ok(ToolOutput::Text("fine".into())));
+}
+
+#[test]
+fn a_slow_tool_gets_a_timeout_result() {
+    let registry = Registry::new()
+        .with(Slow)
+        .with_timeout(Duration::from_millis(20));
+    let result =
+        block_on(registry.dispatch(&ctx(), ToolCall::new("t", "slow", r#"{"millis": 10000}"#)));
+    let error = result.error().unwrap();
+    assert_eq!(error.kind, ErrorKind::Timeout);
+    assert!(error.retryable);
+    let result =
+        block_on(registry.dispatch(&ctx(), ToolCall::new("t2", "slow", r#"{"millis": 1}"#)));
+    assert_eq!(result.outcome, Ok(ToolOutput::Text("done".into())));
+}
+
+#[test]
+fn a_batch_answers_every_call_in_listed_order() {
+    let calls = vec![
+        ToolCall::new(
+            "a",
+            "save_note",
+            json!({"note": {"title": "t", "body": "b"}}),
+        ),
+        ToolCall::new("b", "nope", "{}"),
+        ToolCall::new("c", "search_notes", r#"{"query": "t"}"#),
+        ToolCall::new("d", "search_notes", "not json"),
+    ];
+    let results = block_on(registry().dispatch_batch(&ctx(), calls));
+    let ids: Vec<&str> = results.iter().map(|r| r.call_id.as_str()).collect();
+    assert_eq!(ids, ["a", "b", "c", "d"]);
+    let errors: Vec<bool> = results.iter().map(|r| r.is_error()).collect();
+    assert_eq!(errors, [false, true, false, true]);
+    // The search ran after the save, so it found the note.
+    assert_eq!(
+        results[2].for_model.text,
+        r#"[{"title":"t","body":"b","tags":[]}]"#
+    );
+}
+
+#[test]
+fn huge_arguments_are_refused_before_parsing() {
+    let registry = registry().with_max_argument_bytes(1024);
+    let memo = "x".repeat(2000);
+    let raw = format!(r#"{{"customer": "C-1", "amount": 5, "currency": "EUR", "memo": "{memo}"}}"#);
+    let result =
+        block_on(registry.dispatch(&ctx(), ToolCall::new("c", "refund_payment", raw.clone())));
+    assert_eq!(
+        result.error().unwrap().problems[0].message,
+        format!("{} bytes of JSON; the limit is 1024", raw.len())
+    );
+}
+
+#[test]
+fn output_over_budget_is_cut_and_saved() {
+    let dir =
+        std::env::temp_dir().join(format!("toolwright-test-artifacts-{}", std::process::id()));
+    let registry = Registry::new()
+        .with(LongReport)
+        .with_tool_budget("long_report", OutputBudget::chars(500))
+        .with_artifact_store(toolwright::output::DirectoryStore::new(&dir));
+    let result = block_on(registry.dispatch(
+        &ctx(),
+        ToolCall::new("r", "long_report", r#"{"lines": 1000}"#),
+    ));
+    let truncation = result
+        .for_model
+        .truncated
+        .as_ref()
+        .expect("cut to the budget");
+    assert!(result.for_model.text.chars().count() <= 500);
+    assert!(result.for_model.text.starts_with("row 1\n"));
+    assert!(result.for_model.text.trim_end().ends_with("row 1000"));
+    let saved = std::fs::read_to_string(truncation.saved_to.as_ref().unwrap()).unwrap();
+    assert_eq!(
+        saved.lines().count(),
+        1000,
+        "the artifact has the full output"
+    );
+    // The harness keeps the full output too.
+    assert!(matches!(&result.outcome, Ok(ToolOutput::Text(text)) if text.lines().count() == 1000));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn registry_refuses_duplicates_and_checks_context_at_start_up() {
+    let mut registry = registry();
+    assert_eq!(
+        registry.register(SaveNote),
+        Err(RegistryError::DuplicateName("save_note".into()))
+    );
+    let missing = registry.check_context(&Context::new()).unwrap_err();
+    let text = missing.to_string();
+    assert!(text.contains("tool 'save_note' needs `"), "{text}");
+    assert!(text.contains("tool 'search_notes' needs `"), "{text}");
+    assert!(text.contains("Notes`"), "{text}");
+    assert!(registry.check_context(&ctx()).is_ok());
+}
+
+#[test]
+fn the_contract_of_all_tools_is_one_reviewed_snapshot() {
+    assert_json_snapshot!(registry().contract());
+}
+
+#[test]
+fn every_error_category_as_the_model_sees_it() {
+    let examples: Vec<Value> = [
+        ToolError::invalid_arguments(
+            "1 problem with the arguments of 'refund_payment'",
+            vec![toolwright::Problem::new(
+                "$.currency",
+                "must be one of [\"EUR\", \"GBP\", \"USD\"], got \"usd\"",
+            )],
+        )
+        .with_hint("fix every problem listed and call 'refund_payment' again"),
+        ToolError::new(
+            ErrorKind::UnknownTool,
+            "there is no tool named 'serch_notes'; did you mean 'search_notes'?",
+        )
+        .with_hint("available tools, closest first: search_notes, save_note"),
+        ToolError::new(ErrorKind::Denied, "refunds need the scope payments:write")
+            .with_hint("ask the user to grant it"),
+        ToolError::not_found("no customer C-7").with_hint("look the customer up first"),
+        ToolError::conflict("the file changed since it was read; old_text was not found")
+            .with_hint("read the file again"),
+        ToolError::new(ErrorKind::Timeout, "'slow' did not finish within 20 ms"),
+        ToolError::new(
+            ErrorKind::Cancelled,
+            "the batch was cancelled before 'slow' finished",
+        ),
+        ToolError::failed("-500 is below absolute zero"),
+        ToolError::retryable("the payment service is busy"),
+        ToolError::internal(
+            "'echo' failed unexpectedly while running (it panicked: index out of bounds)",
+        )
+        .with_retryable(false),
+    ]
+    .iter()
+    .map(ToolError::to_model_json)
+    .collect();
+    assert_json_snapshot!(examples);
+}

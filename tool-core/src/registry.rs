@@ -1,0 +1,266 @@
+//! `Registry`: the tools an agent offers, by name, with the settings every call goes
+//! through (output budget, artifact store, timeouts, argument repair).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::output::{ArtifactStore, DirectoryStore, OutputBudget};
+use crate::{Context, ContextType, Tool, ToolSpec};
+
+/// The tools an agent offers. Build it once at start-up, check it
+/// ([`Registry::check_context`]), then [`dispatch`](Registry::dispatch) every call the
+/// model makes through it.
+///
+/// ```
+/// # use toolwright::{tool, Registry};
+/// /// Say hello.
+/// #[tool(effect = "read_only")]
+/// fn hello(name: String) -> String { format!("Hello, {name}!") }
+///
+/// let registry = Registry::new().with(Hello);
+/// assert_eq!(registry.get("hello").unwrap().spec().name, "hello");
+/// ```
+pub struct Registry {
+    tools: Vec<Arc<dyn Tool>>,
+    by_name: HashMap<String, usize>,
+    pub(crate) settings: Settings,
+}
+
+/// Per-registry settings, with per-tool overrides.
+#[derive(Clone)]
+pub(crate) struct Settings {
+    pub budget: OutputBudget,
+    pub tool_budgets: HashMap<String, OutputBudget>,
+    pub artifacts: Arc<dyn ArtifactStore>,
+    pub timeout: Option<Duration>,
+    pub tool_timeouts: HashMap<String, Duration>,
+    pub repair: bool,
+    pub max_argument_bytes: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            budget: OutputBudget::default(),
+            tool_budgets: HashMap::new(),
+            artifacts: Arc::new(DirectoryStore::in_temp_dir()),
+            timeout: None,
+            tool_timeouts: HashMap::new(),
+            repair: false,
+            max_argument_bytes: 1 << 20,
+        }
+    }
+}
+
+/// A tool that cannot join a registry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegistryError {
+    /// Another tool already has this name.
+    DuplicateName(String),
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegistryError::DuplicateName(name) => write!(
+                f,
+                "two tools are named '{name}': a model could not tell them apart; rename one with #[tool(name = \"...\")]"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RegistryError {}
+
+/// Context values the registry's tools need and the context lacks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingContext {
+    /// `(tool, type)` for each missing value.
+    pub missing: Vec<(String, &'static str)>,
+}
+
+impl fmt::Display for MissingContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the context lacks values the tools need:")?;
+        for (tool, ty) in &self.missing {
+            write!(
+                f,
+                "\n  tool '{tool}' needs `{ty}`: add it with Context::with"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for MissingContext {}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Registry {
+    /// An empty registry with the default settings: a 16,000-character output budget,
+    /// artifacts in `<temp dir>/toolwright-artifacts`, no timeout, no argument repair,
+    /// arguments up to 1 MiB.
+    pub fn new() -> Self {
+        Self {
+            tools: Vec::new(),
+            by_name: HashMap::new(),
+            settings: Settings::default(),
+        }
+    }
+
+    /// Adds a tool.
+    ///
+    /// # Panics
+    ///
+    /// When another tool has the same name: two tools a model cannot tell apart are a
+    /// bug to fix before start-up, not a call to fail later. Use
+    /// [`Registry::register`] to handle it yourself.
+    #[track_caller]
+    pub fn with(mut self, tool: impl Tool) -> Self {
+        if let Err(error) = self.register(tool) {
+            panic!("{error}");
+        }
+        self
+    }
+
+    /// Adds a tool; a duplicate name is an error, never a silent overwrite.
+    pub fn register(&mut self, tool: impl Tool) -> Result<(), RegistryError> {
+        self.register_arc(Arc::new(tool))
+    }
+
+    /// Adds a shared tool (for tools built at run time, or shared between registries).
+    pub fn register_arc(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let name = tool.spec().name.clone();
+        if self.by_name.contains_key(&name) {
+            return Err(RegistryError::DuplicateName(name));
+        }
+        self.by_name.insert(name, self.tools.len());
+        self.tools.push(tool);
+        Ok(())
+    }
+
+    /// The tool named `name`.
+    pub fn get(&self, name: &str) -> Option<&dyn Tool> {
+        self.by_name.get(name).map(|&index| &*self.tools[index])
+    }
+
+    /// Every tool, in registration order.
+    pub fn tools(&self) -> impl Iterator<Item = &dyn Tool> {
+        self.tools.iter().map(|tool| &**tool)
+    }
+
+    /// Every tool's spec, in registration order (the order the model is shown).
+    pub fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
+        self.tools().map(Tool::spec)
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Every tool's spec, sorted by name, as one JSON document: snapshot it
+    /// (`insta::assert_json_snapshot!(registry.contract())`) and any change to any tool's
+    /// contract shows up in review.
+    pub fn contract(&self) -> Value {
+        let mut specs: Vec<&ToolSpec> = self.specs().collect();
+        specs.sort_by(|a, b| a.name.cmp(&b.name));
+        json!({ "tools": specs })
+    }
+
+    /// Checks that `ctx` has every value the tools' `#[ctx]` parameters need. Run it at
+    /// start-up: a missing value is then an error naming the tool and the type, not a
+    /// failed call later.
+    pub fn check_context(&self, ctx: &Context) -> Result<(), MissingContext> {
+        let missing: Vec<(String, &'static str)> = self
+            .tools()
+            .flat_map(|tool| {
+                tool.context_types()
+                    .into_iter()
+                    .filter(|ty: &ContextType| !ctx.contains(ty))
+                    .map(move |ty| (tool.spec().name.clone(), ty.name))
+            })
+            .collect();
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(MissingContext { missing })
+        }
+    }
+
+    /// The names of the tools, closest to `name` first (for "did you mean").
+    pub fn closest_names(&self, name: &str) -> Vec<&str> {
+        let mut names: Vec<(f64, &str)> = self
+            .by_name
+            .keys()
+            .map(|candidate| {
+                (
+                    strsim::jaro_winkler(&name.to_lowercase(), &candidate.to_lowercase()),
+                    candidate.as_str(),
+                )
+            })
+            .collect();
+        names.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        names.into_iter().map(|(_, name)| name).collect()
+    }
+
+    /// Sets the budget of every tool's model-facing output.
+    pub fn with_output_budget(mut self, budget: OutputBudget) -> Self {
+        self.settings.budget = budget;
+        self
+    }
+
+    /// Sets the budget of one tool's model-facing output.
+    pub fn with_tool_budget(mut self, tool: &str, budget: OutputBudget) -> Self {
+        self.settings.tool_budgets.insert(tool.to_owned(), budget);
+        self
+    }
+
+    /// Sets where full outputs go when the model's view is cut.
+    pub fn with_artifact_store(mut self, store: impl ArtifactStore + 'static) -> Self {
+        self.settings.artifacts = Arc::new(store);
+        self
+    }
+
+    /// Sets a time limit for every call; a call past it gets a `timeout` result.
+    #[cfg(feature = "tokio")]
+    pub fn with_timeout(mut self, limit: Duration) -> Self {
+        self.settings.timeout = Some(limit);
+        self
+    }
+
+    /// Sets a time limit for one tool's calls.
+    #[cfg(feature = "tokio")]
+    pub fn with_tool_timeout(mut self, tool: &str, limit: Duration) -> Self {
+        self.settings.tool_timeouts.insert(tool.to_owned(), limit);
+        self
+    }
+
+    /// Repairs two common shapes of arguments instead of rejecting them: a JSON object
+    /// sent as a string (`"{\"a\": 1}"`), and `null` or an empty string for a tool with
+    /// no parameters. Each repair is logged (`tracing`, at warn) and listed in the
+    /// result's `repairs`. Off by default.
+    pub fn repair_arguments(mut self, repair: bool) -> Self {
+        self.settings.repair = repair;
+        self
+    }
+
+    /// Sets the largest arguments accepted, in bytes of JSON (default 1 MiB).
+    pub fn with_max_argument_bytes(mut self, bytes: usize) -> Self {
+        self.settings.max_argument_bytes = bytes;
+        self
+    }
+}
