@@ -637,3 +637,28 @@ pub fn alternatives(tagged: Vec<Value>, untagged: Vec<Value>) -> Value {
         (None, _) => serde_json::json!({"anyOf": untagged}),
     }
 }
+
+/// Checks the constraints inside a value's type when the type has a schema; a type
+/// without one is reported elsewhere, once (auto-ref picks `NestedConstraints` when it
+/// applies).
+pub struct ConstraintProbe<'a, T: ?Sized>(pub &'a T);
+
+/// The type has a schema: check what it declares.
+pub trait NestedConstraints {
+    /// Whether the value meets its type's nested constraints.
+    fn meets_nested(&self) -> bool;
+}
+impl<T: ToolSchema + ?Sized> NestedConstraints for ConstraintProbe<'_, T> {
+    fn meets_nested(&self) -> bool {
+        self.0.meets_constraints()
+    }
+}
+
+/// The type has no schema (a compile error reported at the parameter already).
+pub trait NoNestedConstraints {
+    /// `true`.
+    fn meets_nested(&self) -> bool {
+        true
+    }
+}
+impl<T: ?Sized> NoNestedConstraints for &ConstraintProbe<'_, T> {}

@@ -9,7 +9,7 @@ use crate::attr::parse_param_attrs;
 use crate::check::{check_constraints, check_wire_names};
 use crate::docs;
 use crate::errors::Errors;
-use crate::expand::{constraint_check, keyword_tokens, kind_assertions};
+use crate::expand::{constraint_check, keyword_tokens};
 
 /// The object schema of named fields, as serde reads them: renamed, skipped fields left
 /// out, defaulted and `Option` fields not required, flattened fields merged in.
@@ -24,7 +24,6 @@ pub fn object(
 ) -> TokenStream {
     let mut properties = Vec::new();
     let mut flattened = Vec::new();
-    let mut assertions = Vec::new();
     let mut names = Vec::new();
     for field in fields {
         if field.attrs.skip_deserializing() {
@@ -40,9 +39,7 @@ pub fn object(
         let Property {
             description,
             keywords,
-            assertions: kinds,
         } = property(field, errors);
-        assertions.extend(kinds);
         let name = field.attrs.name().deserialize_name().value.clone();
         names.push((name.clone(), field.original.span()));
         let required = if field.attrs.default().is_none() {
@@ -66,8 +63,6 @@ pub fn object(
         errors,
     );
     quote! {{
-        #[allow(dead_code)]
-        fn __tw_assert_constraint_kinds() { #(#assertions)* }
         let mut __tw_object = _tw::__private::ObjectSchema::new();
         #tag
         #(#properties)*
@@ -88,12 +83,9 @@ pub fn transparent(fields: &[Field<'_>], errors: &Errors) -> TokenStream {
     };
     let ty = field.ty;
     let property = property(field, errors);
-    let assertions = &property.assertions;
     let description = &property.description;
     let keywords = &property.keywords;
     quote_spanned! {ty.span()=> {
-        #[allow(dead_code)]
-        fn __tw_assert_constraint_kinds() { #(#assertions)* }
         _tw::__private::property_schema::<#ty>(__tw_gen, #description, &#keywords, ::core::option::Option::None)
     }}
 }
@@ -102,7 +94,6 @@ pub fn transparent(fields: &[Field<'_>], errors: &Errors) -> TokenStream {
 struct Property {
     description: TokenStream,
     keywords: TokenStream,
-    assertions: Vec<TokenStream>,
 }
 
 fn property(field: &Field<'_>, errors: &Errors) -> Property {
@@ -127,7 +118,6 @@ fn property(field: &Field<'_>, errors: &Errors) -> Property {
     Property {
         description,
         keywords: keyword_tokens(&attrs.options),
-        assertions: kind_assertions(&attrs.options, field.ty),
     }
 }
 

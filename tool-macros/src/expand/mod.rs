@@ -5,7 +5,7 @@ mod dispatch;
 mod fallback;
 mod schema;
 
-pub use schema::{constraint_check, keyword_tokens, kind_assertions};
+pub use schema::{constraint_check, keyword_tokens};
 
 use proc_macro2::TokenStream;
 use quote::quote;

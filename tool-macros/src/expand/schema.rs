@@ -2,7 +2,7 @@
 //! of the contract. Built once, on first use, and cached in a `static`.
 
 use proc_macro2::{Group, Literal, Span, TokenStream, TokenTree};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Output, Param, ToolFn};
@@ -10,9 +10,6 @@ use crate::attr::{ArgOptions, KeywordValue, Number, ValueKind};
 
 pub fn expand_spec(tool: &ToolFn<'_>) -> TokenStream {
     let params = tool.args().map(|param| expand_param(tool, param));
-    let assertions = tool
-        .args()
-        .flat_map(|param| kind_assertions(&param.options, param.ty));
     let name = &tool.name;
     let title = option_str(tool.options.title.as_deref());
     let description = tool.description();
@@ -22,8 +19,6 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> TokenStream {
     let output_schema = output_schema(&tool.output);
     quote! {
         fn spec(&self) -> &_tw::ToolSpec {
-            #[allow(dead_code)]
-            fn __tw_assert_constraint_kinds() { #(#assertions)* }
             static __TW_SPEC: ::std::sync::OnceLock<_tw::ToolSpec> = ::std::sync::OnceLock::new();
             __TW_SPEC.get_or_init(|| {
                 let mut __tw_params = _tw::__private::Params::new();
@@ -107,26 +102,6 @@ fn number_literal(number: Number) -> TokenStream {
     quote!(#literal)
 }
 
-/// `assert_number::<T>()` for each constraint, spanned at the constraint, so `minimum`
-/// on a `String` is reported where `minimum` is written.
-pub fn kind_assertions(options: &ArgOptions, ty: &syn::Type) -> Vec<TokenStream> {
-    options
-        .keywords()
-        .into_iter()
-        .map(|keyword| {
-            let assert = match keyword.kind {
-                ValueKind::Number => quote_spanned!(keyword.span=> assert_number),
-                ValueKind::String => quote_spanned!(keyword.span=> assert_string),
-                ValueKind::Array => quote_spanned!(keyword.span=> assert_array),
-            };
-            // The type is re-spanned too: rustc reports an unmet bound at the type
-            // argument, and the mistake is the constraint, not the type.
-            let ty = respan(ty.to_token_stream(), keyword.span);
-            quote_spanned! {keyword.span=> _tw::__private::#assert::<#ty>(); }
-        })
-        .collect()
-}
-
 pub fn default_fn_name(param: &Param<'_>) -> syn::Ident {
     format_ident!("__tw_default_{}", param.wire_name.replace(['-', '.'], "_"))
 }
@@ -181,6 +156,45 @@ fn output_schema(output: &Output<'_>) -> TokenStream {
     }}
 }
 
+/// Whether `value` (an expression of type `&T`) meets its declared constraints and the
+/// constraints inside its type: `meets_number(value, keywords) && T::meets_constraints(value)`.
+/// The keywords are compiled once, on first use.
+///
+/// `meets_number` needs `T: NumberLike`: on a `String` that bound fails, and because the
+/// call is spanned at the constraint (`minimum = 1`), that is where rustc reports it.
+pub fn constraint_check(options: &ArgOptions, value: &TokenStream) -> TokenStream {
+    // Through a probe, so a type without `ToolSchema` is reported once, at the parameter
+    // (by the schema code), not again here.
+    let nested = quote! {
+        ({
+            #[allow(unused_imports)]
+            use _tw::__private::{NestedConstraints as _, NoNestedConstraints as _};
+            (&_tw::__private::ConstraintProbe(#value)).meets_nested()
+        })
+    };
+    let keywords = options.keywords();
+    let Some(first) = keywords.first() else {
+        return nested;
+    };
+    let span = first.span;
+    let meets = match first.kind {
+        ValueKind::Number => quote_spanned!(span=> meets_number),
+        ValueKind::String => quote_spanned!(span=> meets_string),
+        ValueKind::Array => quote_spanned!(span=> meets_array),
+    };
+    let spanned_value = respan(value.clone(), span);
+    let list = keyword_list(options, false);
+    let call = quote_spanned! {span=>
+        _tw::__private::#meets(#spanned_value, _tw::__private::keywords(&__TW_KEYWORDS, &#list))
+    };
+    quote! {
+        ({
+            static __TW_KEYWORDS: ::std::sync::OnceLock<_tw::__private::Keywords> = ::std::sync::OnceLock::new();
+            #call
+        } && #nested)
+    }
+}
+
 /// `tokens` with every span set to `span`.
 fn respan(tokens: TokenStream, span: Span) -> TokenStream {
     tokens
@@ -197,27 +211,4 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
             }
         })
         .collect()
-}
-
-/// Whether `value` (an expression of type `&T`) meets its declared constraints and the
-/// constraints inside its type: `meets_number(value, keywords) && T::meets_constraints(value)`.
-/// The keywords are compiled once, on first use.
-pub fn constraint_check(options: &ArgOptions, value: &TokenStream) -> TokenStream {
-    let nested = quote!(_tw::ToolSchema::meets_constraints(#value));
-    let keywords = options.keywords();
-    let Some(kind) = keywords.first().map(|keyword| keyword.kind) else {
-        return nested;
-    };
-    let meets = match kind {
-        ValueKind::Number => quote!(meets_number),
-        ValueKind::String => quote!(meets_string),
-        ValueKind::Array => quote!(meets_array),
-    };
-    let list = keyword_list(options, false);
-    quote! {
-        ({
-            static __TW_KEYWORDS: ::std::sync::OnceLock<_tw::__private::Keywords> = ::std::sync::OnceLock::new();
-            _tw::__private::#meets(#value, _tw::__private::keywords(&__TW_KEYWORDS, &#list))
-        } && #nested)
-    }
 }
