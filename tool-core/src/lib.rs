@@ -13,6 +13,7 @@ pub mod output;
 mod registry;
 pub mod schema;
 mod spec;
+mod strict;
 mod tool;
 pub mod validate;
 

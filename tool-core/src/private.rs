@@ -19,6 +19,7 @@ pub use crate::schema::{
 use std::sync::OnceLock;
 
 pub use crate::validate::{Keywords, Validator};
+use crate::strict::Strict;
 use crate::{Arguments, Context, Effect, Prepared, ToolError, ToolOutput, ToolSpec};
 
 /// The arguments object of a tool, built one parameter at a time.
@@ -152,8 +153,11 @@ pub fn prepare<A: DeserializeOwned + Send + 'static>(
     check: fn(&A) -> bool,
 ) -> Result<Prepared, ToolError> {
     let fast = match args {
-        Arguments::Json(json) => serde_json::from_str::<A>(json),
-        Arguments::Value(value) => A::deserialize(value),
+        Arguments::Json(json) => {
+            let mut deserializer = serde_json::Deserializer::from_str(json);
+            A::deserialize(Strict(&mut deserializer)).and_then(|parsed| deserializer.end().map(|()| parsed))
+        }
+        Arguments::Value(value) => A::deserialize(Strict(value)),
     };
     let serde_error = match fast {
         Ok(parsed) if check(&parsed) => return Ok(Prepared::new(parsed)),

@@ -1,0 +1,181 @@
+//! The schema the model sees and the code that reads its answer never disagree: for
+//! random JSON arguments against every example tool, the validator accepts a value
+//! exactly when the tool's fast path (serde plus the typed constraint checks) does.
+//!
+//! Values are generated from each tool's own schema (so most are near the boundary
+//! between valid and invalid) mixed with arbitrary JSON.
+
+#[path = "../examples/tools/mod.rs"]
+mod tools;
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use serde_json::{Map, Value, json};
+use toolwright::validate::Validator;
+use toolwright::{Arguments, Tool};
+
+fn leaf() -> BoxedStrategy<Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (-1000i64..1000).prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (-1e6f64..1e6).prop_map(Value::from),
+        Just(json!(1.0)),
+        Just(json!(1.5)),
+        "[a-zA-Z0-9 -]{0,12}".prop_map(Value::String),
+    ]
+    .boxed()
+}
+
+fn any_json() -> BoxedStrategy<Value> {
+    leaf()
+        .prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map("[a-z]{1,6}", inner, 0..4)
+                    .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+        .boxed()
+}
+
+/// Values shaped by `schema`: right and slightly wrong ones, and now and then anything.
+fn shaped(schema: &Value, root: &Value, depth: usize) -> BoxedStrategy<Value> {
+    if depth > 4 {
+        return any_json();
+    }
+    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        let target = root.pointer(reference.trim_start_matches('#')).cloned().unwrap_or(Value::Bool(true));
+        return shaped(&target, root, depth + 1);
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(branches) = schema.get(key).and_then(Value::as_array) {
+            let strategies: Vec<BoxedStrategy<Value>> =
+                branches.iter().map(|branch| shaped(branch, root, depth + 1)).collect();
+            return proptest::strategy::Union::new(strategies).boxed();
+        }
+    }
+    // Mostly values of the right shape (valid or just off), sometimes anything.
+    let mut options: Vec<(u32, BoxedStrategy<Value>)> = vec![(1, any_json())];
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        let mut values = values.clone();
+        values.push(json!("usd"));
+        options.push((8, proptest::sample::select(values).boxed()));
+    }
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(ty)) => vec![ty.as_str()],
+        Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).collect(),
+        _ => vec![],
+    };
+    for ty in types {
+        let strategy = match ty {
+            "integer" => {
+                let min = schema.get("minimum").and_then(Value::as_i64).unwrap_or(-5);
+                let max = schema.get("maximum").and_then(Value::as_i64).unwrap_or(min + 10).min(min + 1000);
+                (min - 2..=max + 2).prop_map(Value::from).boxed()
+            }
+            "number" => prop_oneof![(-500.0f64..500.0).prop_map(Value::from), (-5i64..5).prop_map(Value::from)].boxed(),
+            "string" => {
+                let max = schema.get("maxLength").and_then(Value::as_u64).unwrap_or(8) as usize + 2;
+                let mut strings = vec![
+                    proptest::string::string_regex(&format!("[a-zA-Z -]{{0,{max}}}"))
+                        .unwrap()
+                        .prop_map(Value::String)
+                        .boxed(),
+                ];
+                if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
+                    let unanchored = pattern.trim_start_matches('^').trim_end_matches('$');
+                    strings.push(proptest::string::string_regex(unanchored).unwrap().prop_map(Value::String).boxed());
+                }
+                proptest::strategy::Union::new(strings).boxed()
+            }
+            "boolean" => any::<bool>().prop_map(Value::Bool).boxed(),
+            "null" => Just(Value::Null).boxed(),
+            "array" => {
+                let items = schema.get("items").cloned().unwrap_or(Value::Bool(true));
+                prop::collection::vec(shaped(&items, root, depth + 1), 0..4).prop_map(Value::Array).boxed()
+            }
+            "object" => object(schema, root, depth),
+            _ => continue,
+        };
+        options.push((8, strategy));
+    }
+    proptest::strategy::Union::new_weighted(options).boxed()
+}
+
+/// An object with each declared property present or not, and now and then an extra one.
+fn object(schema: &Value, root: &Value, depth: usize) -> BoxedStrategy<Value> {
+    let properties: Vec<(String, Value)> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|map| map.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        .unwrap_or_default();
+    let fields: Vec<BoxedStrategy<Option<(String, Value)>>> = properties
+        .into_iter()
+        .map(|(name, property)| {
+            let value = shaped(&property, root, depth + 1);
+            prop::option::weighted(0.9, value.prop_map(move |v| (name.clone(), v))).boxed()
+        })
+        .collect();
+    let extra = prop::option::weighted(0.1, ("[a-z]{1,8}", any_json()));
+    (fields, extra)
+        .prop_map(|(fields, extra)| {
+            let mut map: Map<String, Value> = fields.into_iter().flatten().collect();
+            if let Some((key, value)) = extra {
+                map.entry(key).or_insert(value);
+            }
+            Value::Object(map)
+        })
+        .boxed()
+}
+
+fn check_agreement(tool: &dyn Tool) {
+    let schema = tool.spec().input_schema.clone();
+    let validator = Validator::for_arguments(&schema).expect("the schema compiles");
+    let strategy = prop_oneof![9 => object(&schema, &schema, 0), 1 => any_json()];
+    let mut runner = TestRunner::new(Config { cases: 2000, failure_persistence: None, ..Config::default() });
+    let (accepted, rejected) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+    runner
+        .run(&strategy, |value| {
+            let by_validator = validator.is_valid(&value);
+            let by_tool = tool.prepare(Arguments::Value(&value)).is_ok();
+            let side = if by_tool { &accepted } else { &rejected };
+            side.set(side.get() + 1);
+            prop_assert_eq!(
+                by_validator,
+                by_tool,
+                "{} disagrees on {}: validator problems {:?}",
+                tool.spec().name,
+                value,
+                validator.validate(&value)
+            );
+            Ok(())
+        })
+        .unwrap();
+    // The generator must reach both sides, or the test proves nothing.
+    let (accepted, rejected) = (accepted.get(), rejected.get());
+    eprintln!("{}: {accepted} accepted, {rejected} rejected, validator and tool agreeing on each", tool.spec().name);
+    assert!(accepted > 50 && rejected > 50, "{}: {accepted} accepted, {rejected} rejected", tool.spec().name);
+}
+
+#[test]
+fn refund_payment_agrees() {
+    check_agreement(&tools::RefundPayment);
+}
+
+#[test]
+fn save_note_agrees() {
+    check_agreement(&tools::SaveNote);
+}
+
+#[test]
+fn search_notes_agrees() {
+    check_agreement(&tools::SearchNotes);
+}
+
+#[test]
+fn convert_temperature_agrees() {
+    check_agreement(&tools::ConvertTemperature);
+}

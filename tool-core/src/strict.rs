@@ -1,0 +1,267 @@
+//! A serde `Deserializer` adapter that reads structs only from JSON objects.
+//!
+//! serde's derived `Deserialize` for a struct also accepts a JSON array of its fields in
+//! order (`["C-1", 500]` for `{customer, amount}`). The schema says `object`, so the
+//! validator rejects such an array; wrapped in [`Strict`], the deserializer rejects it
+//! too, and the two agree. Everything else is passed through unchanged, at every depth.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor};
+
+/// Wraps a deserializer so that structs (at any depth) come only from maps.
+pub struct Strict<D>(pub D);
+
+macro_rules! forward {
+    ($($method:ident ( $($arg:ident : $ty:ty),* );)*) => {$(
+        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
+            self.0.$method($($arg,)* Wrap(visitor))
+        }
+    )*};
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for Strict<D> {
+    type Error = D::Error;
+
+    forward! {
+        deserialize_any();
+        deserialize_bool();
+        deserialize_i8();
+        deserialize_i16();
+        deserialize_i32();
+        deserialize_i64();
+        deserialize_i128();
+        deserialize_u8();
+        deserialize_u16();
+        deserialize_u32();
+        deserialize_u64();
+        deserialize_u128();
+        deserialize_f32();
+        deserialize_f64();
+        deserialize_char();
+        deserialize_str();
+        deserialize_string();
+        deserialize_bytes();
+        deserialize_byte_buf();
+        deserialize_option();
+        deserialize_unit();
+        deserialize_unit_struct(name: &'static str);
+        deserialize_newtype_struct(name: &'static str);
+        deserialize_seq();
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_map();
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+        deserialize_identifier();
+        deserialize_ignored_any();
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.0.deserialize_struct(name, fields, MapOnly(visitor))
+    }
+
+    fn is_human_readable(&self) -> bool {
+        self.0.is_human_readable()
+    }
+}
+
+/// Passes every value through, wrapping what it contains.
+struct Wrap<V>(V);
+
+macro_rules! visit_scalar {
+    ($($method:ident ( $ty:ty );)*) => {$(
+        fn $method<E: de::Error>(self, value: $ty) -> Result<Self::Value, E> {
+            self.0.$method(value)
+        }
+    )*};
+}
+
+macro_rules! wrapping_visitor {
+    ($name:ident, $seq:expr) => {
+        impl<'de, V: Visitor<'de>> Visitor<'de> for $name<V> {
+            type Value = V::Value;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.expecting(f)
+            }
+
+            visit_scalar! {
+                visit_bool(bool);
+                visit_i8(i8);
+                visit_i16(i16);
+                visit_i32(i32);
+                visit_i64(i64);
+                visit_i128(i128);
+                visit_u8(u8);
+                visit_u16(u16);
+                visit_u32(u32);
+                visit_u64(u64);
+                visit_u128(u128);
+                visit_f32(f32);
+                visit_f64(f64);
+                visit_char(char);
+                visit_str(&str);
+                visit_borrowed_str(&'de str);
+                visit_string(String);
+                visit_bytes(&[u8]);
+                visit_borrowed_bytes(&'de [u8]);
+                visit_byte_buf(Vec<u8>);
+            }
+
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                self.0.visit_none()
+            }
+
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                self.0.visit_unit()
+            }
+
+            fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+                self.0.visit_some(Strict(deserializer))
+            }
+
+            fn visit_newtype_struct<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+                self.0.visit_newtype_struct(Strict(deserializer))
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                let visit: fn(Self, A) -> Result<Self::Value, A::Error> = $seq;
+                visit(self, seq)
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                self.0.visit_map(StrictMap(map))
+            }
+
+            fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<Self::Value, A::Error> {
+                self.0.visit_enum(StrictEnum(data))
+            }
+        }
+    };
+}
+
+wrapping_visitor!(Wrap, |this, seq| this.0.visit_seq(StrictSeq(seq)));
+
+/// A struct's visitor: refuses a sequence, as the schema does.
+struct MapOnly<V>(V);
+
+wrapping_visitor!(MapOnly, |this, _seq| Err(de::Error::invalid_type(de::Unexpected::Seq, &this)));
+
+struct StrictSeed<S>(S);
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for StrictSeed<S> {
+    type Value = S::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        self.0.deserialize(Strict(deserializer))
+    }
+}
+
+struct StrictSeq<A>(A);
+
+impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for StrictSeq<A> {
+    type Error = A::Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, A::Error> {
+        self.0.next_element_seed(StrictSeed(seed))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint()
+    }
+}
+
+struct StrictMap<A>(A);
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for StrictMap<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        self.0.next_key_seed(StrictSeed(seed))
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.0.next_value_seed(StrictSeed(seed))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint()
+    }
+}
+
+struct StrictEnum<A>(A);
+
+impl<'de, A: EnumAccess<'de>> EnumAccess<'de> for StrictEnum<A> {
+    type Error = A::Error;
+    type Variant = StrictVariant<A::Variant>;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self::Variant), A::Error> {
+        let (value, variant) = self.0.variant_seed(StrictSeed(seed))?;
+        Ok((value, StrictVariant(variant)))
+    }
+}
+
+struct StrictVariant<A>(A);
+
+impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for StrictVariant<A> {
+    type Error = A::Error;
+
+    fn unit_variant(self) -> Result<(), A::Error> {
+        self.0.unit_variant()
+    }
+
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, A::Error> {
+        self.0.newtype_variant_seed(StrictSeed(seed))
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, A::Error> {
+        self.0.tuple_variant(len, Wrap(visitor))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(self, fields: &'static [&'static str], visitor: V) -> Result<V::Value, A::Error> {
+        self.0.struct_variant(fields, MapOnly(visitor))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::Strict;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Point {
+        x: i32,
+        y: i32,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Line {
+        from: Point,
+        to: Option<Point>,
+        points: Vec<Point>,
+    }
+
+    fn strict<T: for<'de> Deserialize<'de>>(json: &str) -> Result<T, serde_json::Error> {
+        T::deserialize(Strict(&mut serde_json::Deserializer::from_str(json)))
+    }
+
+    #[test]
+    fn structs_come_only_from_objects_at_any_depth() {
+        assert!(serde_json::from_str::<Point>("[1, 2]").is_ok(), "plain serde takes arrays");
+        assert!(strict::<Point>("[1, 2]").is_err());
+        assert!(strict::<Line>(r#"{"from": [1, 2], "to": null, "points": []}"#).is_err());
+        assert!(strict::<Line>(r#"{"from": {"x": 1, "y": 2}, "to": [1, 2], "points": []}"#).is_err());
+        assert!(strict::<Line>(r#"{"from": {"x": 1, "y": 2}, "to": null, "points": [[1, 2]]}"#).is_err());
+        let line = strict::<Line>(r#"{"from": {"x": 1, "y": 2}, "to": {"x": 3, "y": 4}, "points": [{"x": 5, "y": 6}]}"#);
+        assert_eq!(line.unwrap().points, [Point { x: 5, y: 6 }]);
+        assert!(Point::deserialize(Strict(&json!([1, 2]))).is_err());
+        assert!(Point::deserialize(Strict(&json!({"x": 1, "y": 2}))).is_ok());
+    }
+}
