@@ -1,5 +1,5 @@
-//! Annotate a few functions with `#[tool]`, print what a model is shown, and call them
-//! the way an agent runtime would, including a call the model got wrong.
+//! Annotate a few functions with `#[tool]`, print what a model is shown, and dispatch a
+//! batch of calls the way an agent runtime would, including calls the model got wrong.
 //!
 //! Run it with `cargo run --example quickstart`.
 
@@ -7,66 +7,79 @@ mod tools;
 
 use serde_json::json;
 use tools::{ConvertTemperature, Notes, RefundPayment, SaveNote, SearchNotes};
-use toolwright::{Arguments, Context, Tool, ToolOutput};
+use toolwright::{CallArguments, Context, Registry, ToolCall};
 
-fn main() {
-    let tools: [&dyn Tool; 4] = [&RefundPayment, &SaveNote, &SearchNotes, &ConvertTemperature];
-    // The context the `#[ctx]` parameters receive: here, the notes store.
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let registry = Registry::new()
+        .with(RefundPayment)
+        .with(SaveNote)
+        .with(SearchNotes)
+        .with(ConvertTemperature);
+    // The context the `#[ctx]` parameters receive: here, the notes store. Checking it at
+    // start-up turns a missing value into an error now, not a failed call later.
     let ctx = Context::new().with(Notes::default());
+    registry
+        .check_context(&ctx)
+        .expect("every #[ctx] value is supplied");
 
     println!("== What the model is shown ==\n");
-    for tool in tools {
-        let spec = tool.spec();
-        println!("{} ({})", spec.name, spec.effect);
+    for spec in registry.specs() {
+        println!(
+            "{} ({}): {}",
+            spec.name,
+            spec.effect,
+            spec.description.lines().next().unwrap_or_default()
+        );
         println!(
             "{}\n",
             serde_json::to_string_pretty(&spec.input_schema).expect("a schema is JSON")
         );
     }
 
-    println!("== Calls, as a model would send them ==\n");
-    // The model got these arguments wrong: a misspelt field and a lower-case currency.
-    let bad_arguments = json!({"customer": "C-100", "ammount": 2500, "currency": "usd"});
-    let calls: [(&dyn Tool, Arguments<'_>); 6] = [
-        (
-            &ConvertTemperature,
-            r#"{"value": 100, "from": "celsius", "to": "fahrenheit"}"#.into(),
+    println!("== A batch of calls, as a model would send them ==\n");
+    let calls = vec![
+        ToolCall::new(
+            "call_1",
+            "convert_temperature",
+            r#"{"value": 100, "from": "celsius", "to": "fahrenheit"}"#,
         ),
-        (
-            &SaveNote,
-            r#"{"note": {"title": "Deploy", "body": "Run `make ship`.", "tags": ["ops"]}}"#.into(),
+        ToolCall::new(
+            "call_2",
+            "save_note",
+            json!({"note": {"title": "Deploy", "body": "Run `make ship`.", "tags": ["ops"]}}),
         ),
-        (&SearchNotes, r#"{"query": "ship"}"#.into()),
-        (
-            &RefundPayment,
-            r#"{"customer": "C-100", "amount": 2500, "currency": "EUR"}"#.into(),
+        ToolCall::new("call_3", "search_notes", r#"{"query": "ship"}"#),
+        ToolCall::new(
+            "call_4",
+            "refund_payment",
+            r#"{"customer": "C-100", "amount": 2500, "currency": "EUR"}"#,
         ),
         // A business-rule error the tool chose: `not_found`, with a hint.
-        (
-            &RefundPayment,
-            r#"{"customer": "C-0", "amount": 100, "currency": "USD"}"#.into(),
+        ToolCall::new(
+            "call_5",
+            "refund_payment",
+            r#"{"customer": "C-0", "amount": 100, "currency": "USD"}"#,
         ),
-        (&RefundPayment, Arguments::Value(&bad_arguments)),
+        // The model got these wrong: a misspelt field and a lower-case currency, and a
+        // tool that does not exist.
+        ToolCall::new(
+            "call_6",
+            "refund_payment",
+            json!({"customer": "C-100", "ammount": 2500, "currency": "usd"}),
+        ),
+        ToolCall::new("call_7", "search_note", r#"{"query": "ship"}"#),
     ];
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("a current-thread runtime starts");
-    for (tool, arguments) in calls {
-        let name = &tool.spec().name;
-        println!(
-            "-> {name} {}",
-            match arguments {
-                Arguments::Json(json) => json.to_owned(),
-                Arguments::Value(value) => value.to_string(),
-            }
-        );
-        let result = runtime.block_on(tool.call(&ctx, arguments));
-        match result {
-            Ok(ToolOutput::Text(text)) => println!("<- {text}\n"),
-            Ok(ToolOutput::Json(value)) => println!("<- {value}\n"),
-            Ok(ToolOutput::Empty) => println!("<- (no output)\n"),
-            Ok(ToolOutput::Observation { for_model, .. }) => println!("<- {for_model}\n"),
-            Err(error) => println!("<- {}\n", error.to_model_json()),
-        }
+    for (call, result) in calls
+        .clone()
+        .into_iter()
+        .zip(registry.dispatch_batch(&ctx, calls).await)
+    {
+        let arguments = match &call.arguments {
+            CallArguments::Json(text) => text.clone(),
+            CallArguments::Value(value) => value.to_string(),
+        };
+        println!("-> {} {} {arguments}", call.id, call.name);
+        println!("<- {} {}\n", result.call_id, result.for_model());
     }
 }

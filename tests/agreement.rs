@@ -47,13 +47,18 @@ fn shaped(schema: &Value, root: &Value, depth: usize) -> BoxedStrategy<Value> {
         return any_json();
     }
     if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
-        let target = root.pointer(reference.trim_start_matches('#')).cloned().unwrap_or(Value::Bool(true));
+        let target = root
+            .pointer(reference.trim_start_matches('#'))
+            .cloned()
+            .unwrap_or(Value::Bool(true));
         return shaped(&target, root, depth + 1);
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(branches) = schema.get(key).and_then(Value::as_array) {
-            let strategies: Vec<BoxedStrategy<Value>> =
-                branches.iter().map(|branch| shaped(branch, root, depth + 1)).collect();
+            let strategies: Vec<BoxedStrategy<Value>> = branches
+                .iter()
+                .map(|branch| shaped(branch, root, depth + 1))
+                .collect();
             return proptest::strategy::Union::new(strategies).boxed();
         }
     }
@@ -73,10 +78,18 @@ fn shaped(schema: &Value, root: &Value, depth: usize) -> BoxedStrategy<Value> {
         let strategy = match ty {
             "integer" => {
                 let min = schema.get("minimum").and_then(Value::as_i64).unwrap_or(-5);
-                let max = schema.get("maximum").and_then(Value::as_i64).unwrap_or(min + 10).min(min + 1000);
+                let max = schema
+                    .get("maximum")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(min + 10)
+                    .min(min + 1000);
                 (min - 2..=max + 2).prop_map(Value::from).boxed()
             }
-            "number" => prop_oneof![(-500.0f64..500.0).prop_map(Value::from), (-5i64..5).prop_map(Value::from)].boxed(),
+            "number" => prop_oneof![
+                (-500.0f64..500.0).prop_map(Value::from),
+                (-5i64..5).prop_map(Value::from)
+            ]
+            .boxed(),
             "string" => {
                 let max = schema.get("maxLength").and_then(Value::as_u64).unwrap_or(8) as usize + 2;
                 let mut strings = vec![
@@ -87,7 +100,12 @@ fn shaped(schema: &Value, root: &Value, depth: usize) -> BoxedStrategy<Value> {
                 ];
                 if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
                     let unanchored = pattern.trim_start_matches('^').trim_end_matches('$');
-                    strings.push(proptest::string::string_regex(unanchored).unwrap().prop_map(Value::String).boxed());
+                    strings.push(
+                        proptest::string::string_regex(unanchored)
+                            .unwrap()
+                            .prop_map(Value::String)
+                            .boxed(),
+                    );
                 }
                 proptest::strategy::Union::new(strings).boxed()
             }
@@ -95,7 +113,9 @@ fn shaped(schema: &Value, root: &Value, depth: usize) -> BoxedStrategy<Value> {
             "null" => Just(Value::Null).boxed(),
             "array" => {
                 let items = schema.get("items").cloned().unwrap_or(Value::Bool(true));
-                prop::collection::vec(shaped(&items, root, depth + 1), 0..4).prop_map(Value::Array).boxed()
+                prop::collection::vec(shaped(&items, root, depth + 1), 0..4)
+                    .prop_map(Value::Array)
+                    .boxed()
             }
             "object" => object(schema, root, depth),
             _ => continue,
@@ -135,7 +155,11 @@ fn check_agreement(tool: &dyn Tool) {
     let schema = tool.spec().input_schema.clone();
     let validator = Validator::for_arguments(&schema).expect("the schema compiles");
     let strategy = prop_oneof![9 => object(&schema, &schema, 0), 1 => any_json()];
-    let mut runner = TestRunner::new(Config { cases: 2000, failure_persistence: None, ..Config::default() });
+    let mut runner = TestRunner::new(Config {
+        cases: 2000,
+        failure_persistence: None,
+        ..Config::default()
+    });
     let (accepted, rejected) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
     runner
         .run(&strategy, |value| {
@@ -156,8 +180,15 @@ fn check_agreement(tool: &dyn Tool) {
         .unwrap();
     // The generator must reach both sides, or the test proves nothing.
     let (accepted, rejected) = (accepted.get(), rejected.get());
-    eprintln!("{}: {accepted} accepted, {rejected} rejected, validator and tool agreeing on each", tool.spec().name);
-    assert!(accepted > 50 && rejected > 50, "{}: {accepted} accepted, {rejected} rejected", tool.spec().name);
+    eprintln!(
+        "{}: {accepted} accepted, {rejected} rejected, validator and tool agreeing on each",
+        tool.spec().name
+    );
+    assert!(
+        accepted > 50 && rejected > 50,
+        "{}: {accepted} accepted, {rejected} rejected",
+        tool.spec().name
+    );
 }
 
 #[test]

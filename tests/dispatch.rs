@@ -34,7 +34,7 @@ fn block_on<F: std::future::Future>(future: F) -> F::Output {
 }
 
 fn model_json(result: &toolwright::ToolResult) -> Value {
-    serde_json::from_str(&result.for_model.text).expect("an error's model view is JSON")
+    serde_json::from_str(result.for_model()).expect("an error's model view is JSON")
 }
 
 /// Returns its input; panics on "boom".
@@ -75,7 +75,7 @@ fn a_valid_call_runs_and_answers_with_its_id() {
     ));
     assert_eq!(result.call_id, "call_1");
     assert_eq!(result.outcome, Ok(ToolOutput::Json(json!(212.0))));
-    assert_eq!(result.for_model.text, "212.0");
+    assert_eq!(result.for_model(), "212.0");
 }
 
 #[test]
@@ -252,7 +252,7 @@ fn a_batch_answers_every_call_in_listed_order() {
     assert_eq!(errors, [false, true, false, true]);
     // The search ran after the save, so it found the note.
     assert_eq!(
-        results[2].for_model.text,
+        results[2].for_model(),
         r#"[{"title":"t","body":"b","tags":[]}]"#
     );
 }
@@ -282,14 +282,10 @@ fn output_over_budget_is_cut_and_saved() {
         &ctx(),
         ToolCall::new("r", "long_report", r#"{"lines": 1000}"#),
     ));
-    let truncation = result
-        .for_model
-        .truncated
-        .as_ref()
-        .expect("cut to the budget");
-    assert!(result.for_model.text.chars().count() <= 500);
-    assert!(result.for_model.text.starts_with("row 1\n"));
-    assert!(result.for_model.text.trim_end().ends_with("row 1000"));
+    let truncation = result.truncation().expect("cut to the budget");
+    assert!(result.for_model().chars().count() <= 500);
+    assert!(result.for_model().starts_with("row 1\n"));
+    assert!(result.for_model().trim_end().ends_with("row 1000"));
     let saved = std::fs::read_to_string(truncation.saved_to.as_ref().unwrap()).unwrap();
     assert_eq!(
         saved.lines().count(),

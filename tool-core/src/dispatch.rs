@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::arguments::{check_is_object, no_parameters};
-use crate::output::{ModelView, OutputBudget, fit_json, fit_text};
+use crate::output::{ModelView, OutputBudget, Truncation, fit_json, fit_text, fits};
 use crate::{
     Arguments, Context, ErrorKind, Prepared, Problem, Registry, Tool, ToolError, ToolOutput,
 };
@@ -90,8 +90,9 @@ pub struct ToolResult {
     pub name: String,
     /// What the tool returned, or why there is nothing.
     pub outcome: Result<ToolOutput, ToolError>,
-    /// What the model reads: the output within the budget, or the error as compact JSON.
-    pub for_model: ModelView,
+    /// The model's view when it differs from the output's own text (JSON rendered, an
+    /// error, a cut); `None` when the model reads the output text as it is.
+    view: Option<ModelView>,
     /// Repairs made to the arguments before they were read (see
     /// [`Registry::repair_arguments`]).
     pub repairs: Vec<String>,
@@ -106,6 +107,23 @@ impl ToolResult {
     /// The error, when the call failed.
     pub fn error(&self) -> Option<&ToolError> {
         self.outcome.as_ref().err()
+    }
+
+    /// What the model reads: the output within the budget, or the error as compact JSON.
+    pub fn for_model(&self) -> &str {
+        if let Some(view) = &self.view {
+            return &view.text;
+        }
+        match &self.outcome {
+            Ok(ToolOutput::Text(text)) => text,
+            Ok(ToolOutput::Observation { for_model, .. }) => for_model,
+            _ => "",
+        }
+    }
+
+    /// What the model's view left out, when the output was over budget.
+    pub fn truncation(&self) -> Option<&Truncation> {
+        self.view.as_ref().and_then(|view| view.truncated.as_ref())
     }
 }
 
@@ -297,35 +315,35 @@ impl Registry {
             .get(&call.name)
             .copied()
             .unwrap_or(self.settings.budget);
-        let for_model = self.model_view(&call, &outcome, budget);
+        let view = self.model_view(&call, &outcome, budget);
         ToolResult {
             call_id: call.id,
             name: call.name,
             outcome,
-            for_model,
+            view,
             repairs,
         }
     }
 
+    /// The model's view, or `None` when it is the output's own text (no copy made).
     fn model_view(
         &self,
         call: &ToolCall,
         outcome: &Result<ToolOutput, ToolError>,
         budget: OutputBudget,
-    ) -> ModelView {
+    ) -> Option<ModelView> {
         let store = &self.settings.artifacts;
         let save = |content: &str| store.save(&call.name, &call.id, content);
         match outcome {
-            Ok(ToolOutput::Text(text)) => fit_text(text.clone(), budget, save),
-            Ok(ToolOutput::Observation { for_model, .. }) => {
-                fit_text(for_model.clone(), budget, save)
-            }
-            Ok(ToolOutput::Json(value)) => fit_json(value, budget, save),
-            Ok(ToolOutput::Empty) => ModelView {
-                text: String::new(),
-                truncated: None,
-            },
-            Err(error) => fit_json(&error.to_model_json(), budget, save),
+            Ok(
+                ToolOutput::Text(text)
+                | ToolOutput::Observation {
+                    for_model: text, ..
+                },
+            ) => (!fits(text, budget)).then(|| fit_text(text.clone(), budget, save)),
+            Ok(ToolOutput::Json(value)) => Some(fit_json(value, budget, save)),
+            Ok(ToolOutput::Empty) => None,
+            Err(error) => Some(fit_json(&error.to_model_json(), budget, save)),
         }
     }
 }

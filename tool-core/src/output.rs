@@ -101,13 +101,19 @@ impl ArtifactStore for DirectoryStore {
     }
 }
 
+/// Whether `text` fits `budget` as it is.
+pub fn fits(text: &str, budget: OutputBudget) -> bool {
+    // Bytes bound characters from above: a short text needs no counting.
+    text.len() <= budget.max_chars || text.chars().count() <= budget.max_chars
+}
+
 /// Fits `text` into `budget`, saving the full text when it had to be cut.
 pub fn fit_text(
     text: String,
     budget: OutputBudget,
     save: impl FnOnce(&str) -> io::Result<String>,
 ) -> ModelView {
-    if text.chars().count() <= budget.max_chars {
+    if fits(&text, budget) {
         return ModelView {
             text,
             truncated: None,
@@ -131,7 +137,7 @@ pub fn fit_json(
     save: impl FnOnce(&str) -> io::Result<String>,
 ) -> ModelView {
     let text = value.to_string();
-    if text.chars().count() <= budget.max_chars {
+    if fits(&text, budget) {
         return ModelView {
             text,
             truncated: None,

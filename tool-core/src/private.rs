@@ -18,8 +18,8 @@ pub use crate::schema::{
 };
 use std::sync::OnceLock;
 
-pub use crate::validate::{Keywords, Validator};
 use crate::strict::Strict;
+pub use crate::validate::{Keywords, Validator};
 use crate::{Arguments, Context, Effect, Prepared, ToolError, ToolOutput, ToolSpec};
 
 /// The arguments object of a tool, built one parameter at a time.
@@ -155,7 +155,8 @@ pub fn prepare<A: DeserializeOwned + Send + 'static>(
     let fast = match args {
         Arguments::Json(json) => {
             let mut deserializer = serde_json::Deserializer::from_str(json);
-            A::deserialize(Strict(&mut deserializer)).and_then(|parsed| deserializer.end().map(|()| parsed))
+            A::deserialize(Strict(&mut deserializer))
+                .and_then(|parsed| deserializer.end().map(|()| parsed))
         }
         Arguments::Value(value) => A::deserialize(Strict(value)),
     };
@@ -201,9 +202,14 @@ pub trait IntoToolOutput {
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: Serialize> IntoToolOutput for T {
+impl<T: Serialize + 'static> IntoToolOutput for T {
     fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
-        serde_json::to_value(&self)
+        // A `String` is text as is: moved, not copied through a JSON value.
+        let mut slot = Some(self);
+        if let Some(text) = (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<String>>() {
+            return Ok(ToolOutput::Text(text.take().unwrap_or_default()));
+        }
+        serde_json::to_value(&slot)
             .map(ToolOutput::from_value)
             .map_err(|error| {
                 ToolError::internal(format!(
@@ -404,12 +410,15 @@ impl<T: ArrayLike> ArrayLike for Option<T> {
     }
 }
 
-/// The keywords of one argument or field, compiled on first use.
-pub fn keywords(cell: &'static OnceLock<Keywords>, pairs: &[(&str, Value)]) -> &'static Keywords {
+/// The keywords of one argument or field, compiled on first use (`pairs` runs once).
+pub fn keywords<I: IntoIterator<Item = (&'static str, Value)>>(
+    cell: &'static OnceLock<Keywords>,
+    pairs: impl FnOnce() -> I,
+) -> &'static Keywords {
     cell.get_or_init(|| {
-        let map: Map<String, Value> = pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+        let map: Map<String, Value> = pairs()
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
             .collect();
         // The macro checked every keyword at compile time.
         Keywords::compile(&map, true).unwrap_or_default()

@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
 
 use crate::output::{ArtifactStore, DirectoryStore, OutputBudget};
@@ -26,7 +27,9 @@ use crate::{Context, ContextType, Tool, ToolSpec};
 /// ```
 pub struct Registry {
     tools: Vec<Arc<dyn Tool>>,
-    by_name: HashMap<String, usize>,
+    /// Names come from the model, but only as lookups into a table of our own names, so
+    /// a fast non-cryptographic hash is safe here.
+    by_name: FxHashMap<String, usize>,
     pub(crate) settings: Settings,
 }
 
@@ -111,7 +114,7 @@ impl Registry {
     pub fn new() -> Self {
         Self {
             tools: Vec::new(),
-            by_name: HashMap::new(),
+            by_name: FxHashMap::default(),
             settings: Settings::default(),
         }
     }

@@ -7,7 +7,9 @@
 
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor};
+use serde::de::{
+    self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
+};
 
 /// Wraps a deserializer so that structs (at any depth) come only from maps.
 pub struct Strict<D>(pub D);
@@ -121,11 +123,17 @@ macro_rules! wrapping_visitor {
                 self.0.visit_unit()
             }
 
-            fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+            fn visit_some<D: Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> Result<Self::Value, D::Error> {
                 self.0.visit_some(Strict(deserializer))
             }
 
-            fn visit_newtype_struct<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+            fn visit_newtype_struct<D: Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> Result<Self::Value, D::Error> {
                 self.0.visit_newtype_struct(Strict(deserializer))
             }
 
@@ -150,7 +158,10 @@ wrapping_visitor!(Wrap, |this, seq| this.0.visit_seq(StrictSeq(seq)));
 /// A struct's visitor: refuses a sequence, as the schema does.
 struct MapOnly<V>(V);
 
-wrapping_visitor!(MapOnly, |this, _seq| Err(de::Error::invalid_type(de::Unexpected::Seq, &this)));
+wrapping_visitor!(MapOnly, |this, _seq| Err(de::Error::invalid_type(
+    de::Unexpected::Seq,
+    &this
+)));
 
 struct StrictSeed<S>(S);
 
@@ -167,7 +178,10 @@ struct StrictSeq<A>(A);
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for StrictSeq<A> {
     type Error = A::Error;
 
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, A::Error> {
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, A::Error> {
         self.0.next_element_seed(StrictSeed(seed))
     }
 
@@ -181,7 +195,10 @@ struct StrictMap<A>(A);
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for StrictMap<A> {
     type Error = A::Error;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
         self.0.next_key_seed(StrictSeed(seed))
     }
 
@@ -200,7 +217,10 @@ impl<'de, A: EnumAccess<'de>> EnumAccess<'de> for StrictEnum<A> {
     type Error = A::Error;
     type Variant = StrictVariant<A::Variant>;
 
-    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self::Variant), A::Error> {
+    fn variant_seed<S: DeserializeSeed<'de>>(
+        self,
+        seed: S,
+    ) -> Result<(S::Value, Self::Variant), A::Error> {
         let (value, variant) = self.0.variant_seed(StrictSeed(seed))?;
         Ok((value, StrictVariant(variant)))
     }
@@ -223,7 +243,11 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for StrictVariant<A> {
         self.0.tuple_variant(len, Wrap(visitor))
     }
 
-    fn struct_variant<V: Visitor<'de>>(self, fields: &'static [&'static str], visitor: V) -> Result<V::Value, A::Error> {
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, A::Error> {
         self.0.struct_variant(fields, MapOnly(visitor))
     }
 }
@@ -254,12 +278,22 @@ mod tests {
 
     #[test]
     fn structs_come_only_from_objects_at_any_depth() {
-        assert!(serde_json::from_str::<Point>("[1, 2]").is_ok(), "plain serde takes arrays");
+        assert!(
+            serde_json::from_str::<Point>("[1, 2]").is_ok(),
+            "plain serde takes arrays"
+        );
         assert!(strict::<Point>("[1, 2]").is_err());
         assert!(strict::<Line>(r#"{"from": [1, 2], "to": null, "points": []}"#).is_err());
-        assert!(strict::<Line>(r#"{"from": {"x": 1, "y": 2}, "to": [1, 2], "points": []}"#).is_err());
-        assert!(strict::<Line>(r#"{"from": {"x": 1, "y": 2}, "to": null, "points": [[1, 2]]}"#).is_err());
-        let line = strict::<Line>(r#"{"from": {"x": 1, "y": 2}, "to": {"x": 3, "y": 4}, "points": [{"x": 5, "y": 6}]}"#);
+        assert!(
+            strict::<Line>(r#"{"from": {"x": 1, "y": 2}, "to": [1, 2], "points": []}"#).is_err()
+        );
+        assert!(
+            strict::<Line>(r#"{"from": {"x": 1, "y": 2}, "to": null, "points": [[1, 2]]}"#)
+                .is_err()
+        );
+        let line = strict::<Line>(
+            r#"{"from": {"x": 1, "y": 2}, "to": {"x": 3, "y": 4}, "points": [{"x": 5, "y": 6}]}"#,
+        );
         assert_eq!(line.unwrap().points, [Point { x: 5, y: 6 }]);
         assert!(Point::deserialize(Strict(&json!([1, 2]))).is_err());
         assert!(Point::deserialize(Strict(&json!({"x": 1, "y": 2}))).is_ok());

@@ -90,16 +90,22 @@ impl Types {
             .find(|(n, _)| *n == name)
             .map(|(_, bit)| *bit)
     }
+}
 
-    /// "integer", "string or null" (null last: it is the "or nothing").
-    pub fn describe(self) -> String {
-        let mut names: Vec<&str> = Self::NAMES
+/// "integer", "string or null" (null last: it is the "or nothing").
+impl fmt::Display for Types {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let named = Self::NAMES
             .iter()
-            .filter(|(_, bit)| self.contains(*bit))
-            .map(|(n, _)| *n)
-            .collect();
-        names.rotate_left(usize::from(self.contains(Self::NULL)));
-        names.join(" or ")
+            .filter(|(_, bit)| *bit != Self::NULL && self.contains(*bit));
+        let null = self.contains(Self::NULL).then_some(&("null", Self::NULL));
+        for (i, (name, _)) in named.chain(null).enumerate() {
+            if i > 0 {
+                f.write_str(" or ")?;
+            }
+            f.write_str(name)?;
+        }
+        Ok(())
     }
 }
 

@@ -78,70 +78,97 @@ pub fn type_name(value: &Value) -> &'static str {
 
 /// A value rendered for a message: compact JSON, cut at about 60 characters.
 pub fn show(value: &Value) -> String {
-    let text = value.to_string();
-    if text.chars().count() <= 60 {
-        return text;
+    Shown(value).to_string()
+}
+
+/// [`show`] as a `Display`, to format into a message without an extra string.
+pub struct Shown<'a>(pub &'a Value);
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Value::Null | Value::Bool(_) | Value::Number(_) => write!(f, "{}", self.0),
+            Value::String(text) if text.len() <= 40 => write!(f, "{}", self.0),
+            other => {
+                let text = other.to_string();
+                if text.len() <= 60 || text.chars().count() <= 60 {
+                    return f.write_str(&text);
+                }
+                let cut: String = text.chars().take(57).collect();
+                write!(f, "{cut}...")
+            }
+        }
     }
-    let cut: String = text.chars().take(57).collect();
-    format!("{cut}...")
 }
 
-/// A JSON path in the `$.a.b[3]` notation, built up while the validator descends.
-#[derive(Debug, Clone, Default)]
-pub struct JsonPath {
-    segments: Vec<Segment>,
-}
-
+/// A JSON path in the `$.a.b[3]` notation, built up while the validator descends. The
+/// text after `$` is kept as it grows, so a problem copies it instead of formatting it,
+/// and the root allocates nothing.
 #[derive(Debug, Clone)]
-enum Segment {
-    Key(String),
-    Index(usize),
+pub struct JsonPath {
+    /// The path after the leading `$`.
+    text: String,
+    /// Where each segment starts in `text`.
+    starts: Vec<usize>,
+}
+
+impl Default for JsonPath {
+    fn default() -> Self {
+        Self::root()
+    }
 }
 
 impl JsonPath {
     /// The root, `$`.
     pub fn root() -> Self {
-        Self::default()
+        Self {
+            text: String::new(),
+            starts: Vec::new(),
+        }
     }
 
     /// Enters an object member.
     pub fn push_key(&mut self, key: &str) {
-        self.segments.push(Segment::Key(key.to_owned()));
+        self.starts.push(self.text.len());
+        if is_plain_key(key) {
+            self.text.push('.');
+            self.text.push_str(key);
+        } else {
+            let _ = write!(self.text, "[{}]", Value::String(key.to_owned()));
+        }
     }
 
     /// Enters an array element.
     pub fn push_index(&mut self, index: usize) {
-        self.segments.push(Segment::Index(index));
+        self.starts.push(self.text.len());
+        let _ = write!(self.text, "[{index}]");
     }
 
     /// Leaves the last member or element entered.
     pub fn pop(&mut self) {
-        self.segments.pop();
+        if let Some(start) = self.starts.pop() {
+            self.text.truncate(start);
+        }
     }
 
     /// How deep the path is (`$` is 0).
     pub fn depth(&self) -> usize {
-        self.segments.len()
+        self.starts.len()
+    }
+
+    /// The path as text, `$` included.
+    pub fn to_text(&self) -> String {
+        let mut text = String::with_capacity(self.text.len() + 1);
+        text.push('$');
+        text.push_str(&self.text);
+        text
     }
 }
 
 impl std::fmt::Display for JsonPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut text = String::from("$");
-        for segment in &self.segments {
-            match segment {
-                Segment::Key(key) if is_plain_key(key) => {
-                    let _ = write!(text, ".{key}");
-                }
-                Segment::Key(key) => {
-                    let _ = write!(text, "[{}]", Value::String(key.clone()));
-                }
-                Segment::Index(index) => {
-                    let _ = write!(text, "[{index}]");
-                }
-            }
-        }
-        f.write_str(&text)
+        f.write_str("$")?;
+        f.write_str(&self.text)
     }
 }
 

@@ -110,35 +110,46 @@ impl Keywords {
             && self.max_items.is_none()
     }
 
-    pub(crate) fn check_number(&self, n: &Number, path: &JsonPath, issues: &mut Vec<Issue>) {
+    /// The number keywords `n` breaks: `(relation, bound)`, such as `(">=", 1)`.
+    fn number_violations<'a>(
+        &'a self,
+        n: &Number,
+    ) -> impl Iterator<Item = (&'static str, &'a Number)> {
         use std::cmp::Ordering::{Greater, Less};
         let cmp = |bound: &Number| compare_numbers(n, bound);
-        let mut fail =
-            |message: String| issues.push(Issue::new(path, IssueKind::Constraint, message));
-        if let Some(min) = &self.minimum
-            && cmp(min) == Some(Less)
-        {
-            fail(format!("must be >= {min}, got {n}"));
-        }
-        if let Some(max) = &self.maximum
-            && cmp(max) == Some(Greater)
-        {
-            fail(format!("must be <= {max}, got {n}"));
-        }
-        if let Some(min) = &self.exclusive_minimum
-            && cmp(min) != Some(Greater)
-        {
-            fail(format!("must be > {min}, got {n}"));
-        }
-        if let Some(max) = &self.exclusive_maximum
-            && cmp(max) != Some(Less)
-        {
-            fail(format!("must be < {max}, got {n}"));
-        }
-        if let Some(factor) = &self.multiple_of
-            && !is_multiple_of(n, factor)
-        {
-            fail(format!("must be a multiple of {factor}, got {n}"));
+        [
+            self.minimum
+                .as_ref()
+                .filter(|min| cmp(min) == Some(Less))
+                .map(|b| (">=", b)),
+            self.maximum
+                .as_ref()
+                .filter(|max| cmp(max) == Some(Greater))
+                .map(|b| ("<=", b)),
+            self.exclusive_minimum
+                .as_ref()
+                .filter(|min| cmp(min) != Some(Greater))
+                .map(|b| (">", b)),
+            self.exclusive_maximum
+                .as_ref()
+                .filter(|max| cmp(max) != Some(Less))
+                .map(|b| ("<", b)),
+            self.multiple_of
+                .as_ref()
+                .filter(|factor| !is_multiple_of(n, factor))
+                .map(|b| ("a multiple of", b)),
+        ]
+        .into_iter()
+        .flatten()
+    }
+
+    pub(crate) fn check_number(&self, n: &Number, path: &JsonPath, issues: &mut Vec<Issue>) {
+        for (relation, bound) in self.number_violations(n) {
+            issues.push(Issue::new(
+                path,
+                IssueKind::Constraint,
+                format!("must be {relation} {bound}, got {n}"),
+            ));
         }
     }
 
@@ -207,9 +218,7 @@ impl Keywords {
 
     /// Whether a number passes (the fast path's check; no messages are built).
     pub fn accepts_number(&self, n: &Number) -> bool {
-        let mut issues = Vec::new();
-        self.check_number(n, &JsonPath::root(), &mut issues);
-        issues.is_empty()
+        self.number_violations(n).next().is_none()
     }
 
     /// Whether a string passes.

@@ -23,7 +23,7 @@ pub use keywords::Keywords;
 
 use crate::Problem;
 use compile::{Node, SchemaNode, Types};
-use json::{is_integer, json_eq, show, type_name};
+use json::{Shown, is_integer, json_eq, show, type_name};
 
 /// How to read the schema.
 #[derive(Debug, Clone, Copy)]
@@ -157,11 +157,7 @@ impl Validator {
             issues.push(Issue::new(
                 path,
                 IssueKind::Type,
-                format!(
-                    "expected {}, got {}",
-                    types.describe(),
-                    describe_value(value)
-                ),
+                format!("expected {types}, got {}", DescribedValue(value)),
             ));
             // The keywords below assume the right type; their messages would only repeat
             // this one.
@@ -267,7 +263,7 @@ impl Validator {
         issues: &mut Vec<Issue>,
     ) {
         for name in &schema.required {
-            if !object.contains_key(name) {
+            if !has_key(object, name) {
                 issues.push(Issue::new(
                     path,
                     IssueKind::Constraint,
@@ -376,10 +372,14 @@ impl Validator {
 }
 
 /// `integer 7`, `string "x"`, `null`.
-fn describe_value(value: &Value) -> String {
-    match value {
-        Value::Null => "null".to_owned(),
-        other => format!("{} {}", type_name(other), show(other)),
+struct DescribedValue<'a>(&'a Value);
+
+impl std::fmt::Display for DescribedValue<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Value::Null => f.write_str("null"),
+            other => write!(f, "{} {}", type_name(other), Shown(other)),
+        }
     }
 }
 
@@ -392,32 +392,48 @@ fn list_values(values: &[Value]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
+/// Whether `object` has `key`: a scan for the small objects tool arguments are (no
+/// hashing), a lookup otherwise.
+fn has_key(object: &serde_json::Map<String, Value>, key: &str) -> bool {
+    if object.len() <= 8 {
+        object.keys().any(|k| k == key)
+    } else {
+        object.contains_key(key)
+    }
+}
+
 /// `unexpected field 'ammount' (allowed: amount, currency); did you mean 'amount'?`
 fn unexpected_field(
     key: &str,
     schema: &SchemaNode,
     object: &serde_json::Map<String, Value>,
 ) -> String {
-    let allowed: Vec<&str> = schema
-        .properties
-        .iter()
-        .map(|(name, _)| name.as_str())
-        .collect();
-    let mut message = format!("unexpected field '{key}'");
-    if allowed.is_empty() {
+    use std::fmt::Write as _;
+    let mut message = String::with_capacity(64 + 16 * schema.properties.len());
+    let _ = write!(message, "unexpected field '{key}'");
+    if schema.properties.is_empty() {
         message.push_str(" (this object takes no fields)");
         return message;
     }
-    message.push_str(&format!(" (allowed: {})", allowed.join(", ")));
+    message.push_str(" (allowed: ");
+    for (i, (name, _)) in schema.properties.iter().enumerate() {
+        if i > 0 {
+            message.push_str(", ");
+        }
+        message.push_str(name);
+    }
+    message.push(')');
     // Suggest only names the object does not already have.
-    let suggestion = allowed
+    let suggestion = schema
+        .properties
         .iter()
-        .filter(|name| !object.contains_key(**name))
-        .map(|name| (strsim::jaro_winkler(key, name), *name))
+        .map(|(name, _)| name.as_str())
+        .filter(|name| !has_key(object, name))
+        .map(|name| (strsim::jaro_winkler(key, name), name))
         .filter(|(score, _)| *score > 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0));
     if let Some((_, name)) = suggestion {
-        message.push_str(&format!("; did you mean '{name}'?"));
+        let _ = write!(message, "; did you mean '{name}'?");
     }
     message
 }

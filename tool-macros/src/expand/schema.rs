@@ -185,7 +185,7 @@ pub fn constraint_check(options: &ArgOptions, value: &TokenStream) -> TokenStrea
     let spanned_value = respan(value.clone(), span);
     let list = keyword_list(options, false);
     let call = quote_spanned! {span=>
-        _tw::__private::#meets(#spanned_value, _tw::__private::keywords(&__TW_KEYWORDS, &#list))
+        _tw::__private::#meets(#spanned_value, _tw::__private::keywords(&__TW_KEYWORDS, || #list))
     };
     quote! {
         ({
