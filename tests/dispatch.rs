@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tools::{ConvertTemperature, Notes, RefundPayment, SaveNote, SearchNotes};
 use toolwright::output::OutputBudget;
 use toolwright::{
-    Context, ErrorKind, Registry, RegistryError, ToolCall, ToolError, ToolOutput, tool,
+    Context, ErrorKind, Registry, RegistryError, Tool, ToolCall, ToolError, ToolOutput, tool,
 };
 
 fn registry() -> Registry {
@@ -354,4 +354,30 @@ fn every_error_category_as_the_model_sees_it() {
     .map(ToolError::to_model_json)
     .collect();
     assert_json_snapshot!(examples);
+}
+
+/// Summarize a build log for the model; the harness keeps every line.
+#[tool(effect = "read_only")]
+fn build_log() -> toolwright::Observation<Vec<String>> {
+    let lines: Vec<String> = (1..=300).map(|i| format!("compiling crate {i}")).collect();
+    let summary = format!("{} crates compiled, no errors", lines.len());
+    toolwright::Observation::new(lines, summary)
+}
+
+#[test]
+fn an_observation_chooses_its_model_view() {
+    let registry = Registry::new().with(BuildLog);
+    let result = block_on(registry.dispatch(&ctx(), ToolCall::new("o", "build_log", "{}")));
+    assert_eq!(result.for_model(), "300 crates compiled, no errors");
+    match &result.outcome {
+        Ok(ToolOutput::Observation { data, .. }) => {
+            assert_eq!(data.as_array().map(Vec::len), Some(300))
+        }
+        other => panic!("expected an observation, got {other:?}"),
+    }
+    // The output schema describes the data.
+    assert_eq!(
+        BuildLog.spec().output_schema,
+        Some(json!({"type": "array", "items": {"type": "string"}}))
+    );
 }
