@@ -14,7 +14,7 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::schema::{
-    ObjectSchema, SchemaGenerator, ToolSchema, describe, nullable, with_keywords,
+    ObjectSchema, SchemaGenerator, ToolSchema, describe, into_object, nullable,
 };
 use std::sync::OnceLock;
 
@@ -85,13 +85,7 @@ pub fn property_schema<T: ToolSchema + ?Sized>(
     if let Some(description) = description {
         map.insert("description".into(), description.into());
     }
-    match generator.subschema_for::<T>() {
-        Value::Object(schema) => map.extend(schema),
-        Value::Bool(true) => {}
-        other => {
-            map.insert("allOf".into(), Value::Array(vec![other]));
-        }
-    }
+    map.extend(into_object(generator.subschema_for::<T>()));
     for (key, value) in keywords {
         let value = tighter_bound(key, map.get(*key), value);
         map.insert((*key).to_owned(), value);

@@ -129,15 +129,7 @@ impl SchemaGenerator {
                 generator.defs.remove(&key).unwrap_or(Value::Bool(true))
             };
         }
-        let root = match schema {
-            Value::Object(map) => map,
-            Value::Bool(true) => Map::new(),
-            other => {
-                let mut map = Map::new();
-                map.insert("allOf".into(), Value::Array(vec![other]));
-                map
-            }
-        };
+        let root = into_object(schema);
         generator.into_root(root)
     }
 
@@ -153,14 +145,26 @@ impl SchemaGenerator {
 pub fn describe(schema: Value, description: &str) -> Value {
     let mut map = Map::new();
     map.insert("description".into(), Value::String(description.to_owned()));
+    map.extend(
+        into_object(schema)
+            .into_iter()
+            .filter(|(key, _)| key != "description"),
+    );
+    Value::Object(map)
+}
+
+/// A schema as a JSON object, to add keywords to: `true` is `{}`, and any other boolean
+/// schema is kept whole inside `allOf`.
+pub fn into_object(schema: Value) -> Map<String, Value> {
     match schema {
-        Value::Object(rest) => map.extend(rest.into_iter().filter(|(key, _)| key != "description")),
-        Value::Bool(true) => {}
+        Value::Object(map) => map,
+        Value::Bool(true) => Map::new(),
         other => {
+            let mut map = Map::new();
             map.insert("allOf".into(), Value::Array(vec![other]));
+            map
         }
     }
-    Value::Object(map)
 }
 
 fn reference(key: &str) -> Value {
@@ -202,27 +206,6 @@ pub fn nullable(schema: Value) -> Value {
         }
         _ => serde_json::json!({"anyOf": [Value::Object(map), {"type": "null"}]}),
     }
-}
-
-/// Merges `keywords` into `schema`: used for an argument's or a field's description,
-/// constraints and default. A `$ref` keeps its siblings (allowed since 2019-09).
-pub fn with_keywords<'a>(
-    schema: Value,
-    keywords: impl IntoIterator<Item = (&'a str, Value)>,
-) -> Value {
-    let mut map = match schema {
-        Value::Object(map) => map,
-        Value::Bool(true) => Map::new(),
-        other => {
-            let mut map = Map::new();
-            map.insert("allOf".into(), Value::Array(vec![other]));
-            map
-        }
-    };
-    for (key, value) in keywords {
-        map.insert(key.to_owned(), value);
-    }
-    Value::Object(map)
 }
 
 /// Builds the schema of an object from its properties, in the order they are added.
