@@ -77,7 +77,7 @@ proptest! {
         let ctx = Context::new().with(tools::Notes::default());
         let calls: Vec<ToolCall> = calls
             .into_iter()
-            .map(|(id, name, arguments)| ToolCall { id, name, arguments })
+            .map(|(id, name, arguments)| ToolCall::new(id, name, arguments))
             .collect();
         let ids: Vec<String> = calls.iter().map(|call| call.id.clone()).collect();
         let results = tokio::runtime::Builder::new_current_thread()

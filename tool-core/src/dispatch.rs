@@ -25,6 +25,10 @@ pub struct ToolCall {
     pub name: String,
     /// The arguments, as they arrived.
     pub arguments: CallArguments,
+    /// Set for calls from a target whose lowering made optional arguments required and
+    /// nullable (OpenAI strict): a `null` for an optional argument then means "left out".
+    #[serde(skip)]
+    pub nulls_mean_absent: bool,
 }
 
 /// A call's arguments as they arrived: raw JSON text (OpenAI) or a parsed value
@@ -67,6 +71,13 @@ impl CallArguments {
 }
 
 impl ToolCall {
+    /// Marks the call as coming from a target where `null` stands for an optional
+    /// argument left out (OpenAI strict); see [`ToolCall::nulls_mean_absent`].
+    pub fn with_nulls_as_absent(mut self) -> Self {
+        self.nulls_mean_absent = true;
+        self
+    }
+
     /// A call of `name` with `arguments`, identified by `id`.
     pub fn new(
         id: impl Into<String>,
@@ -77,6 +88,7 @@ impl ToolCall {
             id: id.into(),
             name: name.into(),
             arguments: arguments.into(),
+            nulls_mean_absent: false,
         }
     }
 }
@@ -177,11 +189,24 @@ impl Registry {
             )
             .with_hint("send smaller arguments; put large content in several calls"));
         }
-        let repaired = if self.settings.repair {
+        let mut repaired = if self.settings.repair {
             self.repair(tool, call, repairs)
         } else {
             None
         };
+        if call.nulls_mean_absent {
+            // Decode what the strict lowering encoded: `null` for an optional argument
+            // that cannot be null means the model left it out.
+            let parsed = match (repaired.take(), &call.arguments) {
+                (Some(value), _) => Some(value),
+                (None, CallArguments::Value(value)) => Some(value.clone()),
+                (None, CallArguments::Json(json)) => serde_json::from_str(json).ok(),
+            };
+            repaired = parsed.map(|mut value| {
+                crate::schema::lower::remove_absent_nulls(&mut value, &spec.input_schema);
+                value
+            });
+        }
         let arguments = match &repaired {
             Some(value) => Arguments::Value(value),
             None => call.arguments.as_arguments(),

@@ -10,6 +10,7 @@ mod effect;
 mod error;
 mod observation;
 pub mod output;
+pub mod provider;
 mod registry;
 pub mod schema;
 mod spec;

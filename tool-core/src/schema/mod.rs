@@ -6,6 +6,7 @@
 //! schema that came from somewhere else (a hand-written tool, the official test suite)
 //! goes through the same code.
 
+pub mod lower;
 mod std_impls;
 
 use std::borrow::Cow;
@@ -185,6 +186,15 @@ pub fn nullable(schema: Value) -> Value {
         };
     };
     if map.is_empty() {
+        return Value::Object(map);
+    }
+    let null_branch = |branches: &Value| {
+        branches.as_array().is_some_and(|list| {
+            list.iter()
+                .any(|b| b.get("type") == Some(&Value::from("null")))
+        })
+    };
+    if map.get("anyOf").is_some_and(null_branch) && map.len() == 1 {
         return Value::Object(map);
     }
     let simple = !map.contains_key("$ref")

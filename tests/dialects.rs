@@ -1,0 +1,329 @@
+//! Every example tool's definition in every provider dialect, as reviewed snapshots; every
+//! lowered schema checked against its dialect's rules; constructs a dialect cannot
+//! express refused with the tool, the path and the target; and the strict round trip.
+
+#[path = "../examples/tools/mod.rs"]
+mod tools;
+
+use std::collections::HashMap;
+
+use insta::assert_json_snapshot;
+use serde_json::{Value, json};
+use toolwright::provider::definition;
+use toolwright::validate::Validator;
+use toolwright::{
+    Context, Dialect, Registry, SchemaGenerator, Target, Tool, ToolCall, ToolSchema, tool,
+};
+
+fn examples() -> Registry {
+    Registry::new()
+        .with(tools::RefundPayment)
+        .with(tools::SaveNote)
+        .with(tools::SearchNotes)
+        .with(tools::ConvertTemperature)
+}
+
+#[test]
+fn every_example_tool_in_every_dialect() {
+    let registry = examples();
+    for dialect in Dialect::ALL {
+        let definitions = registry.definitions(dialect).unwrap_or_else(|errors| {
+            panic!(
+                "{dialect:?}: {}",
+                errors
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        });
+        insta::with_settings!({snapshot_suffix => dialect.slug()}, {
+            assert_json_snapshot!(definitions);
+        });
+    }
+}
+
+/// The lowered schema inside a definition.
+fn lowered_schema(definition: &Value, dialect: Dialect) -> Value {
+    match dialect {
+        Dialect::OpenAiChat { .. } => definition["function"]["parameters"].clone(),
+        Dialect::OpenAiResponses { .. } => definition["parameters"].clone(),
+        Dialect::Anthropic { .. } => definition["input_schema"].clone(),
+        Dialect::GeminiParameters => definition
+            .get("parameters")
+            .cloned()
+            .unwrap_or(json!({"type": "object"})),
+        Dialect::GeminiJsonSchema => definition["parametersJsonSchema"].clone(),
+        Dialect::Mcp => definition["inputSchema"].clone(),
+    }
+}
+
+#[test]
+fn lowered_schemas_are_valid_json_schema_2020_12() {
+    let registry = examples();
+    for dialect in Dialect::ALL
+        .into_iter()
+        .filter(|d| *d != Dialect::GeminiParameters)
+    {
+        for definition in registry.definitions(dialect).unwrap() {
+            let schema = lowered_schema(&definition, dialect);
+            if let Err(error) = jsonschema::draft202012::meta::validate(&schema) {
+                panic!("{dialect:?}: {error}\n{schema:#}");
+            }
+            assert_eq!(
+                schema["type"], "object",
+                "{dialect:?}: the root is an object"
+            );
+        }
+    }
+}
+
+/// The OpenAPI 3.0 `Schema` subset Gemini `parameters` takes.
+fn check_openapi_subset(schema: &Value, path: &str) {
+    const FIELDS: &[&str] = &[
+        "type",
+        "format",
+        "title",
+        "description",
+        "nullable",
+        "enum",
+        "properties",
+        "required",
+        "items",
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "anyOf",
+        "default",
+        "example",
+        "propertyOrdering",
+    ];
+    let map = schema
+        .as_object()
+        .unwrap_or_else(|| panic!("{path}: a schema must be an object: {schema}"));
+    for (key, value) in map {
+        assert!(
+            FIELDS.contains(&key.as_str()),
+            "{path}: `{key}` is not an OpenAPI Schema field"
+        );
+        match key.as_str() {
+            "type" => assert!(
+                value.is_string(),
+                "{path}: `type` must be one string, not {value}"
+            ),
+            "enum" => assert!(
+                value.as_array().unwrap().iter().all(Value::is_string),
+                "{path}: string enums only"
+            ),
+            "properties" => value
+                .as_object()
+                .unwrap()
+                .iter()
+                .for_each(|(k, v)| check_openapi_subset(v, &format!("{path}/{k}"))),
+            "items" => check_openapi_subset(value, &format!("{path}/items")),
+            "anyOf" => value
+                .as_array()
+                .unwrap()
+                .iter()
+                .for_each(|v| check_openapi_subset(v, &format!("{path}/anyOf"))),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn gemini_parameters_follow_the_openapi_subset() {
+    for definition in examples().definitions(Dialect::GeminiParameters).unwrap() {
+        if let Some(parameters) = definition.get("parameters") {
+            check_openapi_subset(parameters, &definition["name"].to_string());
+        }
+    }
+}
+
+#[test]
+fn mcp_annotations_are_all_explicit() {
+    for definition in examples().definitions(Dialect::Mcp).unwrap() {
+        let annotations = definition["annotations"].as_object().unwrap();
+        for hint in [
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        ] {
+            assert!(
+                annotations[hint].is_boolean(),
+                "{}: {hint}",
+                definition["name"]
+            );
+        }
+    }
+}
+
+#[test]
+fn strict_optional_arguments_round_trip_as_null() {
+    let registry = examples();
+    let strict = definition(
+        tools::RefundPayment.spec(),
+        Dialect::OpenAiChat { strict: true },
+    )
+    .unwrap();
+    let schema = &strict["function"]["parameters"];
+    // Every property is required; the optional ones accept null.
+    assert_eq!(
+        schema["required"],
+        json!(["customer", "amount", "currency", "memo", "retries"])
+    );
+    // What a strict model sends when it leaves `memo` and `retries` out:
+    let sent =
+        json!({"customer": "C-1", "amount": 5, "currency": "EUR", "memo": null, "retries": null});
+    assert!(
+        Validator::for_arguments(schema).unwrap().is_valid(&sent),
+        "valid for the lowered schema"
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let ctx = Context::new();
+    let decoded = runtime.block_on(registry.dispatch(
+        &ctx,
+        ToolCall::new("c", "refund_payment", sent.clone()).with_nulls_as_absent(),
+    ));
+    assert!(!decoded.is_error(), "{}", decoded.for_model());
+    // Without the decoder `retries: null` is not a u8.
+    let raw = runtime.block_on(registry.dispatch(&ctx, ToolCall::new("c", "refund_payment", sent)));
+    assert_eq!(raw.error().unwrap().problems[0].path, "$.retries");
+}
+
+/// Tag a file.
+#[tool(effect = "write")]
+fn tag_file(path: String, tags: HashMap<String, String>) -> String {
+    format!("{path}: {}", tags.len())
+}
+
+/// A directory tree.
+#[derive(serde::Deserialize, ToolSchema)]
+struct Tree {
+    name: String,
+    children: Vec<Tree>,
+}
+
+/// Count the nodes of a tree.
+#[tool(effect = "read_only")]
+fn count_nodes(tree: Tree) -> usize {
+    1 + tree.children.len()
+}
+
+/// An HTTP status a test can choose.
+struct Status(u16);
+
+impl<'de> serde::Deserialize<'de> for Status {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        u16::deserialize(deserializer).map(Status)
+    }
+}
+
+impl ToolSchema for Status {
+    fn tool_schema(_: &mut SchemaGenerator) -> Value {
+        json!({"type": "integer", "enum": [200, 404, 500]})
+    }
+}
+
+/// Answer with a status.
+#[tool(effect = "read_only")]
+fn respond(status: Status) -> u16 {
+    status.0
+}
+
+fn refusals(tool: &dyn Tool, dialect: Dialect) -> Vec<String> {
+    match definition(tool.spec(), dialect) {
+        Ok(_) => Vec::new(),
+        Err(errors) => errors.iter().map(ToString::to_string).collect(),
+    }
+}
+
+#[test]
+fn what_a_target_cannot_express_is_refused_with_tool_path_and_target() {
+    assert_json_snapshot!(json!({
+        "map under OpenAI strict": refusals(&TagFile, Dialect::OpenAiChat { strict: true }),
+        "map under Anthropic strict": refusals(&TagFile, Dialect::Anthropic { strict: true }),
+        "map under Gemini parameters": refusals(&TagFile, Dialect::GeminiParameters),
+        "recursion under Gemini parameters": refusals(&CountNodes, Dialect::GeminiParameters),
+        "recursion under Anthropic strict": refusals(&CountNodes, Dialect::Anthropic { strict: true }),
+        "integer enum under Gemini parameters": refusals(&Respond, Dialect::GeminiParameters),
+    }));
+    // What the others can express, they take.
+    for dialect in [
+        Dialect::OpenAiChat { strict: false },
+        Dialect::Anthropic { strict: false },
+        Dialect::GeminiJsonSchema,
+        Dialect::Mcp,
+    ] {
+        assert!(refusals(&TagFile, dialect).is_empty(), "{dialect:?}");
+        assert!(refusals(&CountNodes, dialect).is_empty(), "{dialect:?}");
+    }
+    assert!(
+        refusals(&CountNodes, Dialect::OpenAiChat { strict: true }).is_empty(),
+        "OpenAI strict takes recursion"
+    );
+    assert_eq!(Dialect::GeminiParameters.target(), Target::GeminiParameters);
+}
+
+#[test]
+fn registry_check_catches_a_refusal_before_a_provider_would() {
+    let registry = examples().with(TagFile);
+    let errors = registry
+        .check(Dialect::OpenAiChat { strict: true })
+        .unwrap_err();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].tool, "tag_file");
+    assert_eq!(errors[0].path, "/properties/tags");
+    assert!(registry.check(Dialect::Mcp).is_ok());
+}
+
+#[test]
+fn anthropic_strict_budgets_count_the_whole_tool_list() {
+    let mut registry = Registry::new();
+    // 21 strict tools is one over the per-request budget of 20.
+    for i in 0..21 {
+        let mut spec = tools::ConvertTemperature.spec().clone();
+        spec.name = format!("convert_{i}");
+        registry.register(Renamed { spec }).unwrap();
+    }
+    let errors = registry
+        .check(Dialect::Anthropic { strict: true })
+        .unwrap_err();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.reason.starts_with("21 strict tools across the request")),
+        "{errors:?}"
+    );
+}
+
+/// A copy of a tool under another name.
+struct Renamed {
+    spec: toolwright::ToolSpec,
+}
+
+impl Tool for Renamed {
+    fn spec(&self) -> &toolwright::ToolSpec {
+        &self.spec
+    }
+    fn prepare(
+        &self,
+        args: toolwright::Arguments<'_>,
+    ) -> Result<toolwright::Prepared, toolwright::ToolError> {
+        tools::ConvertTemperature.prepare(args)
+    }
+    fn run<'a>(
+        &'a self,
+        ctx: &'a Context,
+        args: toolwright::Prepared,
+    ) -> toolwright::ToolFuture<'a> {
+        tools::ConvertTemperature.run(ctx, args)
+    }
+}
