@@ -1,6 +1,11 @@
 //! Providers' wire formats: tool definitions out (each lowered for its target), tool
 //! calls in, results back.
 
+mod calls;
+
+pub use calls::{
+    ParseError, SYNTHESIZED_ID_PREFIX, ToolChoice, parse_calls, render_results, tool_choice,
+};
 use serde_json::{Map, Value, json};
 
 use crate::schema::lower::{LoweringError, Target, lower_schema};
