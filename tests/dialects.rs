@@ -238,6 +238,19 @@ fn respond(status: Status) -> u16 {
     status.0
 }
 
+/// A header as a mail client sends it.
+#[derive(serde::Deserialize, ToolSchema)]
+#[serde(rename_all = "kebab-case")]
+struct Header {
+    content_type: String,
+}
+
+/// Inspect a mail header.
+#[tool(effect = "read_only")]
+fn inspect_header(header: Header) -> String {
+    header.content_type
+}
+
 fn refusals(tool: &dyn Tool, dialect: Dialect) -> Vec<String> {
     match definition(tool.spec(), dialect) {
         Ok(_) => Vec::new(),
@@ -254,7 +267,9 @@ fn what_a_target_cannot_express_is_refused_with_tool_path_and_target() {
         "recursion under Gemini parameters": refusals(&CountNodes, Dialect::GeminiParameters),
         "recursion under Anthropic strict": refusals(&CountNodes, Dialect::Anthropic { strict: true }),
         "integer enum under Gemini parameters": refusals(&Respond, Dialect::GeminiParameters),
+        "kebab-case property under Gemini": refusals(&InspectHeader, Dialect::GeminiJsonSchema),
     }));
+    assert!(refusals(&InspectHeader, Dialect::Mcp).is_empty());
     // What the others can express, they take.
     for dialect in [
         Dialect::OpenAiChat { strict: false },

@@ -25,6 +25,7 @@ pub fn check_tool(tool: &ToolFn<'_>, errors: &Errors) {
     }
     check_wire_names(
         tool.args().map(|p| (p.wire_name.as_str(), p.wire_span)),
+        NameSource::Parameter,
         errors,
     );
 }
@@ -386,28 +387,42 @@ fn number_text(number: Number) -> String {
     }
 }
 
-/// Wire names must be unique and acceptable to every provider as property keys.
-pub fn check_wire_names<'n>(names: impl Iterator<Item = (&'n str, Span)>, errors: &Errors) {
+/// Where wire names come from: a tool's parameters (`#[arg(rename)]`) or a derived
+/// type's fields (`#[serde(rename)]`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum NameSource {
+    Parameter,
+    Field,
+}
+
+/// Wire names must be unique; a tool's parameter names must also be acceptable to every
+/// provider (a field's name is checked per target by `registry.check`, since a type may
+/// serve targets that take it).
+pub fn check_wire_names<'n>(names: impl Iterator<Item = (&'n str, Span)>, source: NameSource, errors: &Errors) {
     let mut seen: Vec<&str> = Vec::new();
     for (name, span) in names {
         if name.is_empty() {
             continue;
         }
         if seen.contains(&name) {
-            errors.error_at(
-                span,
-                format!("two arguments are both named `{name}` on the wire: give one a different `#[arg(rename = \"...\")]`"),
-            );
+            let (what, fix) = match source {
+                NameSource::Parameter => ("arguments", "give one a different `#[arg(rename = \"...\")]`"),
+                NameSource::Field => ("fields", "give one a different `#[serde(rename = \"...\")]`"),
+            };
+            errors.error_at(span, format!("two {what} are both named `{name}` on the wire: {fix}"));
         }
         seen.push(name);
+        if source == NameSource::Field {
+            continue;
+        }
+        // Gemini's rule for parameter names, the strictest of the providers'.
         let valid = name.len() <= 64
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
+            && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
         if !valid {
             errors.error_at(
                 span,
-                format!("argument name `{name}` is not accepted by every provider: use 1 to 64 ASCII letters, digits, `_`, `-` or `.`"),
+                format!("argument name `{name}` is not accepted by every provider: use 1 to 64 ASCII letters, digits or `_`, starting with a letter or `_` (Gemini's rule, the strictest)"),
             );
         }
     }

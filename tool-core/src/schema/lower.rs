@@ -392,6 +392,14 @@ impl Lowering<'_> {
             })
             .unwrap_or_default();
         if let Some(Value::Object(properties)) = map.get("properties").cloned() {
+            if matches!(self.target, Target::GeminiParameters | Target::GeminiJsonSchema) {
+                for name in properties.keys().filter(|name| !is_gemini_parameter_name(name)) {
+                    self.error(
+                        &format!("{path}/properties/{}", escape(name)),
+                        format!("the property name '{name}' is not accepted: Gemini wants ^[A-Za-z_][A-Za-z0-9_]{{0,63}}$ (rename it with #[serde(rename = \"...\")])"),
+                    );
+                }
+            }
             let lowered: Map<String, Value> = properties
                 .iter()
                 .map(|(name, property)| {
@@ -711,6 +719,13 @@ fn check_openai_limits(lowering: &mut Lowering<'_>, schema: &Value) {
             ),
         );
     }
+}
+
+/// Gemini's rule for parameter names: `^[A-Za-z_][A-Za-z0-9_]{0,63}$`.
+fn is_gemini_parameter_name(name: &str) -> bool {
+    name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 fn escape(token: &str) -> String {

@@ -6,7 +6,7 @@ use serde_derive_internals::ast::Field;
 use syn::spanned::Spanned;
 
 use crate::attr::parse_param_attrs;
-use crate::check::{check_constraints, check_wire_names};
+use crate::check::{NameSource, check_constraints, check_wire_names};
 use crate::docs;
 use crate::errors::Errors;
 use crate::expand::{constraint_check, keyword_tokens};
@@ -60,6 +60,7 @@ pub fn object(
     });
     check_wire_names(
         names.iter().map(|(name, span)| (name.as_str(), *span)),
+        NameSource::Field,
         errors,
     );
     quote! {{
