@@ -398,7 +398,11 @@ pub enum NameSource {
 /// Wire names must be unique; a tool's parameter names must also be acceptable to every
 /// provider (a field's name is checked per target by `registry.check`, since a type may
 /// serve targets that take it).
-pub fn check_wire_names<'n>(names: impl Iterator<Item = (&'n str, Span)>, source: NameSource, errors: &Errors) {
+pub fn check_wire_names<'n>(
+    names: impl Iterator<Item = (&'n str, Span)>,
+    source: NameSource,
+    errors: &Errors,
+) {
     let mut seen: Vec<&str> = Vec::new();
     for (name, span) in names {
         if name.is_empty() {
@@ -406,10 +410,19 @@ pub fn check_wire_names<'n>(names: impl Iterator<Item = (&'n str, Span)>, source
         }
         if seen.contains(&name) {
             let (what, fix) = match source {
-                NameSource::Parameter => ("arguments", "give one a different `#[arg(rename = \"...\")]`"),
-                NameSource::Field => ("fields", "give one a different `#[serde(rename = \"...\")]`"),
+                NameSource::Parameter => (
+                    "arguments",
+                    "give one a different `#[arg(rename = \"...\")]`",
+                ),
+                NameSource::Field => (
+                    "fields",
+                    "give one a different `#[serde(rename = \"...\")]`",
+                ),
             };
-            errors.error_at(span, format!("two {what} are both named `{name}` on the wire: {fix}"));
+            errors.error_at(
+                span,
+                format!("two {what} are both named `{name}` on the wire: {fix}"),
+            );
         }
         seen.push(name);
         if source == NameSource::Field {

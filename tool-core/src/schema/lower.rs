@@ -198,6 +198,9 @@ impl Lowering<'_> {
             // These take 2020-12 as emitted; only what every provider needs is ensured.
             let mut lowered = schema.clone();
             ensure_items(&mut lowered);
+            if self.target == Target::GeminiJsonSchema {
+                self.check_gemini_names(schema, "");
+            }
             return lowered;
         }
         let mut root = match schema {
@@ -392,8 +395,14 @@ impl Lowering<'_> {
             })
             .unwrap_or_default();
         if let Some(Value::Object(properties)) = map.get("properties").cloned() {
-            if matches!(self.target, Target::GeminiParameters | Target::GeminiJsonSchema) {
-                for name in properties.keys().filter(|name| !is_gemini_parameter_name(name)) {
+            if matches!(
+                self.target,
+                Target::GeminiParameters | Target::GeminiJsonSchema
+            ) {
+                for name in properties
+                    .keys()
+                    .filter(|name| !is_gemini_parameter_name(name))
+                {
                     self.error(
                         &format!("{path}/properties/{}", escape(name)),
                         format!("the property name '{name}' is not accepted: Gemini wants ^[A-Za-z_][A-Za-z0-9_]{{0,63}}$ (rename it with #[serde(rename = \"...\")])"),
@@ -718,6 +727,37 @@ fn check_openai_limits(lowering: &mut Lowering<'_>, schema: &Value) {
                 tally.chars
             ),
         );
+    }
+}
+
+impl Lowering<'_> {
+    /// Every property name, at any depth, against Gemini's rule.
+    fn check_gemini_names(&mut self, schema: &Value, path: &str) {
+        let Value::Object(map) = schema else { return };
+        for (key, value) in map {
+            let child = format!("{path}/{}", escape(key));
+            if key == "properties"
+                && let Value::Object(properties) = value
+            {
+                for (name, property) in properties {
+                    let at = format!("{child}/{}", escape(name));
+                    if !is_gemini_parameter_name(name) {
+                        self.error(&at, format!("the property name '{name}' is not accepted: Gemini wants ^[A-Za-z_][A-Za-z0-9_]{{0,63}}$ (rename it with #[serde(rename = \"...\")])"));
+                    }
+                    self.check_gemini_names(property, &at);
+                }
+                continue;
+            }
+            match value {
+                Value::Object(_) => self.check_gemini_names(value, &child),
+                Value::Array(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        self.check_gemini_names(item, &format!("{child}/{i}"));
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 }
 
