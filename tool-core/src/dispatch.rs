@@ -245,7 +245,9 @@ impl Registry {
         let guarded = AssertUnwindSafe(future).catch_unwind();
         let finished = match self.timeout_for(name) {
             #[cfg(feature = "tokio")]
-            Some(limit) => match tokio::time::timeout(limit, guarded).await {
+            // Boxed, so a dispatch without a time limit does not carry a timer in its
+            // state.
+            Some(limit) => match Box::pin(tokio::time::timeout(limit, guarded)).await {
                 Ok(finished) => finished,
                 Err(_) => {
                     return Err(ToolError::new(
@@ -368,7 +370,17 @@ impl Registry {
             ) => (!fits(text, budget)).then(|| fit_text(text.clone(), budget, save)),
             Ok(ToolOutput::Json(value)) => Some(fit_json(value, budget, save)),
             Ok(ToolOutput::Empty) => None,
-            Err(error) => Some(fit_json(&error.to_model_json(), budget, save)),
+            Err(error) => {
+                let text = error.to_model_text();
+                if fits(&text, budget) {
+                    Some(ModelView {
+                        text,
+                        truncated: None,
+                    })
+                } else {
+                    Some(fit_json(&error.to_model_json(), budget, save))
+                }
+            }
         }
     }
 }

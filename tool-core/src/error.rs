@@ -170,14 +170,37 @@ impl ToolError {
     /// The compact JSON the model reads:
     /// `{"ok":false,"error":"not_found","retryable":false,"message":"..."}`.
     pub fn to_model_json(&self) -> serde_json::Value {
-        let mut value = serde_json::json!({ "ok": false });
-        if let (Some(map), Ok(serde_json::Value::Object(fields))) =
-            (value.as_object_mut(), serde_json::to_value(self))
-        {
-            map.extend(fields);
-        }
-        value
+        serde_json::to_value(self.model_view()).unwrap_or_default()
     }
+
+    /// [`ToolError::to_model_json`] as text, without building a JSON value first.
+    pub fn to_model_text(&self) -> String {
+        serde_json::to_string(&self.model_view()).unwrap_or_default()
+    }
+
+    fn model_view(&self) -> ModelError<'_> {
+        ModelError {
+            ok: false,
+            error: self.kind,
+            retryable: self.retryable,
+            message: &self.message,
+            hint: self.hint.as_deref(),
+            problems: &self.problems,
+        }
+    }
+}
+
+/// The shape the model reads; `ok: false` first, so a reader knows at once.
+#[derive(Serialize)]
+struct ModelError<'a> {
+    ok: bool,
+    error: ErrorKind,
+    retryable: bool,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[Problem]>::is_empty")]
+    problems: &'a [Problem],
 }
 
 impl fmt::Display for ToolError {
