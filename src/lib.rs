@@ -32,11 +32,14 @@
 pub use toolwright_core::provider::Dialect;
 pub use toolwright_core::schema::lower::{LoweringError, Target};
 pub use toolwright_core::{
-    Annotations, Arguments, CallArguments, Context, ContextType, Effect, ErrorKind, MissingContext,
-    Observation, Prepared, Problem, Registry, RegistryError, SchemaGenerator, Tool, ToolCall,
-    ToolError, ToolFuture, ToolOutput, ToolResult, ToolSchema, ToolSpec, is_valid_tool_name,
+    Annotations, Arguments, CallArguments, Context, ContextType, DryRun, DryRunVerdict, Effect,
+    ErrorKind, Event, MissingContext, Observation, Prepared, Problem, Registry, RegistryError,
+    Retry, SchemaGenerator, Tool, ToolCall, ToolError, ToolFuture, ToolOutput, ToolResult,
+    ToolSchema, ToolSpec, is_valid_tool_name,
 };
-pub use toolwright_core::{output, provider, schema, validate};
+pub use toolwright_core::{
+    approval, capability, idempotency, output, policy, provider, schema, validate,
+};
 
 /// Turns a function into a tool: see the crate docs and the README's attribute reference.
 pub use toolwright_macros::tool;

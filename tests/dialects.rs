@@ -17,6 +17,7 @@ use toolwright::{
 
 fn examples() -> Registry {
     Registry::new()
+        .with_policy(toolwright::policy::AllowAll)
         .with(tools::RefundPayment)
         .with(tools::SaveNote)
         .with(tools::SearchNotes)

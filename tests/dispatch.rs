@@ -13,8 +13,11 @@ use toolwright::{
     Context, ErrorKind, Registry, RegistryError, Tool, ToolCall, ToolError, ToolOutput, tool,
 };
 
+/// The example tools, with a policy that lets every call run: these tests are about
+/// dispatch; policy and approval have their own (`tests/effects.rs`).
 fn registry() -> Registry {
     Registry::new()
+        .with_policy(toolwright::policy::AllowAll)
         .with(RefundPayment)
         .with(SaveNote)
         .with(SearchNotes)

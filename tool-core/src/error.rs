@@ -23,6 +23,8 @@ pub enum ErrorKind {
     Timeout,
     /// The call was cancelled before it finished.
     Cancelled,
+    /// The call waits for a person's approval; it has not run.
+    AwaitingApproval,
     /// The tool ran and failed.
     Failed,
     /// A bug or a misconfiguration on the harness side; not the model's fault.
@@ -40,6 +42,7 @@ impl ErrorKind {
             ErrorKind::Conflict => "conflict",
             ErrorKind::Timeout => "timeout",
             ErrorKind::Cancelled => "cancelled",
+            ErrorKind::AwaitingApproval => "awaiting_approval",
             ErrorKind::Failed => "failed",
             ErrorKind::Internal => "internal",
         }

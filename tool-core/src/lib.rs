@@ -3,13 +3,17 @@
 //!
 //! Depend on the `toolwright` facade rather than on this crate directly.
 
+pub mod approval;
 mod arguments;
+pub mod capability;
 mod context;
 mod dispatch;
 mod effect;
 mod error;
+pub mod idempotency;
 mod observation;
 pub mod output;
+pub mod policy;
 pub mod provider;
 mod registry;
 pub mod schema;
@@ -22,11 +26,11 @@ pub mod validate;
 pub mod private;
 
 pub use context::{Context, ContextType};
-pub use dispatch::{CallArguments, ToolCall, ToolResult};
+pub use dispatch::{CallArguments, DryRun, DryRunVerdict, Event, ToolCall, ToolResult};
 pub use effect::{Annotations, Effect};
 pub use error::{ErrorKind, Problem, ToolError};
 pub use observation::Observation;
-pub use registry::{MissingContext, Registry, RegistryError};
+pub use registry::{MissingContext, Registry, RegistryError, Retry};
 pub use schema::{SchemaGenerator, ToolSchema};
 pub use spec::{ToolSpec, is_valid_tool_name};
 pub use tool::{Arguments, Prepared, Tool, ToolFuture, ToolOutput};

@@ -125,13 +125,16 @@ pub fn tool_spec(
     input_schema: Value,
     output_schema: Option<Value>,
     effect: Effect,
-    idempotent: bool,
+    idempotent: Option<bool>,
     open_world: bool,
+    scopes: &[&str],
 ) -> ToolSpec {
     let mut spec = ToolSpec::new(name, description, input_schema, effect)
-        .with_modifiers(idempotent, open_world);
+        .with_modifiers(idempotent.unwrap_or(false), open_world)
+        .with_scopes(scopes.iter().copied());
     spec.title = title.map(str::to_owned);
     spec.output_schema = output_schema;
+    spec.deduplicate = idempotent == Some(false);
     spec
 }
 

@@ -9,7 +9,10 @@ use std::time::Duration;
 use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
 
+use crate::dispatch::Event;
+use crate::idempotency::{IdempotencyStore, MemoryStore};
 use crate::output::{ArtifactStore, DirectoryStore, OutputBudget};
+use crate::policy::{EffectPolicy, Policy};
 use crate::{Context, ContextType, Tool, ToolSpec};
 
 /// The tools an agent offers. Build it once at start-up, check it
@@ -43,6 +46,23 @@ pub(crate) struct Settings {
     pub tool_timeouts: HashMap<String, Duration>,
     pub repair: bool,
     pub max_argument_bytes: usize,
+    pub policy: Arc<dyn Policy>,
+    pub tool_policies: HashMap<String, Arc<dyn Policy>>,
+    pub idempotency: Arc<dyn IdempotencyStore>,
+    pub retries: HashMap<String, Retry>,
+    pub observer: Option<Arc<dyn Fn(&Event) + Send + Sync>>,
+    pub max_concurrency: usize,
+}
+
+/// Automatic retries of one tool: on a retryable `failed` or `timeout` error, up to
+/// `attempts` tries in all, waiting `backoff`, then twice that, and so on. Only read-only
+/// and idempotent tools, and external ones (which run with an idempotency key), retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry {
+    /// Tries in all, the first included.
+    pub attempts: u32,
+    /// The first wait.
+    pub backoff: Duration,
 }
 
 impl Default for Settings {
@@ -55,6 +75,12 @@ impl Default for Settings {
             tool_timeouts: HashMap::new(),
             repair: false,
             max_argument_bytes: 1 << 20,
+            policy: Arc::new(EffectPolicy),
+            tool_policies: HashMap::new(),
+            idempotency: Arc::new(MemoryStore::new()),
+            retries: HashMap::new(),
+            observer: None,
+            max_concurrency: 8,
         }
     }
 }
@@ -258,6 +284,45 @@ impl Registry {
     /// result's `repairs`. Off by default.
     pub fn repair_arguments(mut self, repair: bool) -> Self {
         self.settings.repair = repair;
+        self
+    }
+
+    /// Replaces the policy every call goes through (default: [`EffectPolicy`], the effect
+    /// table: `read_only` and `write` run, `destructive` and `external` ask).
+    pub fn with_policy(mut self, policy: impl Policy + 'static) -> Self {
+        self.settings.policy = Arc::new(policy);
+        self
+    }
+
+    /// Sets the policy of one tool.
+    pub fn with_tool_policy(mut self, tool: &str, policy: impl Policy + 'static) -> Self {
+        self.settings
+            .tool_policies
+            .insert(tool.to_owned(), Arc::new(policy));
+        self
+    }
+
+    /// Sets where idempotency keys are kept (default: in memory).
+    pub fn with_idempotency_store(mut self, store: impl IdempotencyStore + 'static) -> Self {
+        self.settings.idempotency = Arc::new(store);
+        self
+    }
+
+    /// Turns on automatic retries for one tool (off by default).
+    pub fn with_retries(mut self, tool: &str, retry: Retry) -> Self {
+        self.settings.retries.insert(tool.to_owned(), retry);
+        self
+    }
+
+    /// Reports every tool start and finish to `observer` (for logs, traces, tests).
+    pub fn with_observer(mut self, observer: impl Fn(&Event) + Send + Sync + 'static) -> Self {
+        self.settings.observer = Some(Arc::new(observer));
+        self
+    }
+
+    /// Sets how many read-only calls of a batch run at once (default 8).
+    pub fn with_max_concurrency(mut self, limit: usize) -> Self {
+        self.settings.max_concurrency = limit.max(1);
         self
     }
 

@@ -31,6 +31,13 @@ pub struct ToolSpec {
     pub open_world: bool,
     /// MCP annotations derived from `effect`, `idempotent` and `open_world`.
     pub annotations: Annotations,
+    /// Scopes the caller must hold (`#[tool(scopes = ["payments:write"])]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+    /// Declared `idempotent = false`: its side effects must not happen twice, so calls
+    /// run with an idempotency key.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deduplicate: bool,
 }
 
 impl ToolSpec {
@@ -52,6 +59,8 @@ impl ToolSpec {
             idempotent: false,
             open_world: false,
             annotations: effect.annotations(false, false),
+            scopes: Vec::new(),
+            deduplicate: false,
         }
     }
 
@@ -65,6 +74,23 @@ impl ToolSpec {
     pub fn with_output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(schema);
         self
+    }
+
+    /// Sets the scopes a caller must hold.
+    pub fn with_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether a call with `effect` runs with an idempotency key (a second call with the
+    /// same key returns the first result instead of acting again): external effects, and
+    /// side effects of a tool that is not idempotent.
+    pub fn needs_idempotency_key(&self, effect: Effect) -> bool {
+        match effect {
+            Effect::External => true,
+            Effect::Write | Effect::Destructive => self.deduplicate,
+            _ => false,
+        }
     }
 
     /// Sets the `idempotent` and `open_world` modifiers and re-derives the annotations.

@@ -6,7 +6,7 @@ use std::pin::Pin;
 
 use serde_json::Value;
 
-use crate::{Context, ContextType, ToolError, ToolSpec};
+use crate::{Context, ContextType, Effect, ToolError, ToolSpec};
 
 /// The future a tool call returns.
 pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
@@ -36,6 +36,33 @@ pub trait Tool: Send + Sync + 'static {
     /// back as the [`ToolError`] it chose.
     fn run<'a>(&'a self, ctx: &'a Context, args: Prepared) -> ToolFuture<'a>;
 
+    /// The effect of this one call: the declared effect, or what the tool's classifier
+    /// (`#[tool(effect = "dynamic", classify = path)]`) says of these arguments.
+    fn effect_of(&self, args: &Prepared) -> Effect {
+        let _ = args;
+        self.spec().effect
+    }
+
+    /// Why this call needs a person's approval, if it does
+    /// (`#[tool(approval = path)]`).
+    fn approval_reason(&self, args: &Prepared) -> Option<String> {
+        let _ = args;
+        None
+    }
+
+    /// What this call would do, in words, for a dry run (`#[tool(describe = path)]`).
+    fn describe_call(&self, args: &Prepared) -> Option<String> {
+        let _ = args;
+        None
+    }
+
+    /// The resource this call writes (`#[arg(resource)]`): writes to different resources
+    /// may run together.
+    fn resource_key(&self, args: &Prepared) -> Option<String> {
+        let _ = args;
+        None
+    }
+
     /// [`Tool::prepare`], then [`Tool::run`].
     fn call<'a>(&'a self, ctx: &'a Context, args: Arguments<'a>) -> ToolFuture<'a> {
         match self.prepare(args) {
@@ -53,6 +80,11 @@ impl Prepared {
     /// Wraps a tool's argument values.
     pub fn new<T: Any + Send>(args: T) -> Self {
         Self(Box::new(args))
+    }
+
+    /// A reference to the argument values, if they are of type `T`.
+    pub fn downcast_ref<T: Any>(&self) -> Option<&T> {
+        self.0.downcast_ref::<T>()
     }
 
     /// The argument values, if they are of type `T`.
@@ -99,7 +131,8 @@ impl<'a> From<&'a Value> for Arguments<'a> {
 }
 
 /// What a tool returned, as the model will read it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
 pub enum ToolOutput {
     /// Text, sent as is (a tool that returns `String`).
     Text(String),

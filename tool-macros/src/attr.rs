@@ -21,6 +21,37 @@ pub struct ToolOptions {
     pub open_world: Option<bool>,
     #[darling(rename = "crate")]
     pub krate: Option<syn::Path>,
+    pub scopes: Option<SpannedValue<StringList>>,
+    pub classify: Option<syn::Path>,
+    pub approval: Option<syn::Path>,
+    pub describe: Option<syn::Path>,
+}
+
+/// `["a", "b"]`: a list of string literals.
+#[derive(Default, Clone)]
+pub struct StringList(pub Vec<String>);
+
+impl FromMeta for StringList {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let Expr::Array(array) = expr else {
+            return Err(darling::Error::custom(
+                "expected a list of strings, like `[\"payments:write\"]`",
+            )
+            .with_span(expr));
+        };
+        array
+            .elems
+            .iter()
+            .map(|item| match item {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(text),
+                    ..
+                }) => Ok(text.value()),
+                other => Err(darling::Error::custom("expected a string literal").with_span(other)),
+            })
+            .collect::<darling::Result<Vec<_>>>()
+            .map(StringList)
+    }
 }
 
 /// `#[arg(...)]` on a tool parameter or a `ToolSchema` field.
@@ -42,6 +73,7 @@ pub struct ArgOptions {
     pub max_items: Option<SpannedValue<u64>>,
     #[darling(multiple, rename = "example")]
     pub examples: Vec<ExprValue>,
+    pub resource: Option<SpannedValue<bool>>,
 }
 
 /// An expression taken as written: `default = "text"` is the string `"text"` (darling's
@@ -217,6 +249,10 @@ pub const TOOL_KEYS: &[&str] = &[
     "idempotent",
     "open_world",
     "crate",
+    "scopes",
+    "classify",
+    "approval",
+    "describe",
 ];
 
 /// The keys `#[arg(...)]` takes.
@@ -236,6 +272,7 @@ pub const ARG_KEYS: &[&str] = &[
     "min_items",
     "max_items",
     "example",
+    "resource",
 ];
 
 /// The items of an attribute's list with unknown keys reported (in toolwright's words,

@@ -16,6 +16,7 @@ pub fn check_tool(tool: &ToolFn<'_>, errors: &Errors) {
     check_name(tool, errors);
     check_description(tool, errors);
     check_effect(tool, errors);
+    check_hooks(tool, errors);
     check_argument_docs(tool, errors);
     for param in &tool.params {
         check_param_pattern(param, errors);
@@ -148,6 +149,88 @@ fn check_effect(tool: &ToolFn<'_>, errors: &Errors) {
             effect.as_str()
         ),
     );
+}
+
+/// `classify` goes with `effect = "dynamic"`; one `#[arg(resource)]` at most; scopes
+/// are words; context handles carry no more power than the effect admits.
+fn check_hooks(tool: &ToolFn<'_>, errors: &Errors) {
+    let effect = tool.options.effect.as_ref().map(|e| e.as_str());
+    match (&tool.options.classify, effect) {
+        (Some(classify), Some(effect)) if effect != "dynamic" => errors.error_spanned_by(
+            classify,
+            format!("`classify` decides the effect per call, so it needs `effect = \"dynamic\"` (this tool declares \"{effect}\")"),
+        ),
+        (None, Some("dynamic")) => errors.error_at(
+            tool.options.effect.as_ref().map_or(tool.name_span, |e| e.span()),
+            "`effect = \"dynamic\"` needs a classifier: `#[tool(effect = \"dynamic\", classify = my_classifier)]`, a function taking the tool's arguments by reference and returning a `toolwright::Effect`",
+        ),
+        _ => {}
+    }
+    let resources: Vec<_> = tool
+        .params
+        .iter()
+        .filter_map(|p| p.options.resource.as_ref())
+        .collect();
+    for extra in resources.iter().skip(1) {
+        errors.error_at(
+            extra.span(),
+            "only one argument can be the `#[arg(resource)]` a call writes",
+        );
+    }
+    if let Some(scopes) = &tool.options.scopes {
+        for scope in &scopes.0 {
+            if scope.is_empty() || scope.chars().any(char::is_whitespace) {
+                errors.error_at(
+                    scopes.span(),
+                    format!(
+                        "scope {scope:?} must be one word without spaces, like \"payments:write\""
+                    ),
+                );
+            }
+        }
+    }
+    let level = |effect: &str| {
+        ["read_only", "write", "destructive", "external"]
+            .iter()
+            .position(|e| *e == effect)
+    };
+    let allowed = match effect {
+        Some("dynamic") | None => 3,
+        Some(effect) => level(effect).unwrap_or(3),
+    };
+    for param in tool.params.iter().filter(|p| p.ctx.is_some()) {
+        let Some((wrapper, needs)) = capability_of(param.ty) else {
+            continue;
+        };
+        if needs > allowed {
+            errors.error_spanned_by(
+                param.ty,
+                format!(
+                    "a {} tool cannot take `{wrapper}`: it would receive the means to do more than it declares. Declare the effect it needs (`effect = \"{}\"`), or take a handle without that capability",
+                    effect.unwrap_or("external"),
+                    ["read_only", "write", "destructive", "external"][needs]
+                ),
+            );
+        }
+    }
+}
+
+/// The capability wrapper a context type is (`Writes<T>`, `Destroys<T>`,
+/// `ActsExternally<T>`), and the effect level it needs.
+fn capability_of(ty: &Type) -> Option<(String, usize)> {
+    let ty = match ty {
+        Type::Reference(reference) => &*reference.elem,
+        other => other,
+    };
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    let needs = match last.ident.to_string().as_str() {
+        "Writes" => 1,
+        "Destroys" => 2,
+        "ActsExternally" => 3,
+        _ => return None,
+    };
+    Some((tokens(ty), needs))
 }
 
 /// A `# Arguments` entry must name a parameter that exists: a stale doc is a build error.

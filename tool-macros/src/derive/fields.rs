@@ -130,6 +130,12 @@ fn reject_param_only_options(options: &crate::attr::ArgOptions, errors: &Errors)
             "on a field, rename with serde so the deserializer agrees: `#[serde(rename = \"...\")]`",
         );
     }
+    if let Some(resource) = &options.resource {
+        errors.error_at(
+            resource.span(),
+            "`#[arg(resource)]` marks a tool's parameter, not a field",
+        );
+    }
     if let Some(default) = &options.default {
         errors.error_spanned_by(
             default,

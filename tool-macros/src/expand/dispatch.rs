@@ -72,6 +72,7 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
             }
         }
     });
+    let hooks = expand_hooks(tool, &field_names);
     let checks = if checks.is_empty() {
         quote!(true)
     } else {
@@ -115,6 +116,10 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
             })
         }
     };
+    let methods = quote! {
+        #methods
+        #(#hooks)*
+    };
     Dispatch { items, methods }
 }
 
@@ -143,4 +148,58 @@ fn convert_output(output: &Output<'_>) -> TokenStream {
             }
         }
     }
+}
+
+/// The per-call hooks a tool opts into: `classify`, `approval`, `describe` (functions
+/// that take the tool's arguments by reference, in order) and `#[arg(resource)]`.
+fn expand_hooks(tool: &ToolFn<'_>, fields: &[&proc_macro2::Ident]) -> Vec<TokenStream> {
+    let by_ref = quote!(#(&__tw_args.#fields),*);
+    let read = quote! {
+        let ::core::option::Option::Some(__tw_args) = __tw_prepared.downcast_ref::<__TwArgs>() else {
+            return ::core::default::Default::default();
+        };
+    };
+    let mut hooks = Vec::new();
+    if let Some(classify) = &tool.options.classify {
+        hooks.push(quote_spanned! {classify.span()=>
+            fn effect_of(&self, __tw_prepared: &_tw::Prepared) -> _tw::Effect {
+                let ::core::option::Option::Some(__tw_args) = __tw_prepared.downcast_ref::<__TwArgs>() else {
+                    return _tw::Effect::RISKIEST;
+                };
+                let __tw_effect: _tw::Effect = #classify(#by_ref);
+                __tw_effect
+            }
+        });
+    }
+    if let Some(approval) = &tool.options.approval {
+        hooks.push(quote_spanned! {approval.span()=>
+            fn approval_reason(&self, __tw_prepared: &_tw::Prepared) -> ::core::option::Option<::std::string::String> {
+                #read
+                let __tw_reason: ::core::option::Option<::std::string::String> = #approval(#by_ref);
+                __tw_reason
+            }
+        });
+    }
+    if let Some(describe) = &tool.options.describe {
+        hooks.push(quote_spanned! {describe.span()=>
+            fn describe_call(&self, __tw_prepared: &_tw::Prepared) -> ::core::option::Option<::std::string::String> {
+                #read
+                let __tw_text: ::std::string::String = #describe(#by_ref);
+                ::core::option::Option::Some(__tw_text)
+            }
+        });
+    }
+    let resource = tool
+        .args()
+        .zip(fields)
+        .find(|(param, _)| param.options.resource.as_ref().is_some_and(|r| **r));
+    if let Some((_, field)) = resource {
+        hooks.push(quote! {
+            fn resource_key(&self, __tw_prepared: &_tw::Prepared) -> ::core::option::Option<::std::string::String> {
+                #read
+                _tw::__private::serde_json::to_string(&__tw_args.#field).ok()
+            }
+        });
+    }
+    hooks
 }

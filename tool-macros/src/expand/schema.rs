@@ -14,7 +14,16 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> TokenStream {
     let title = option_str(tool.options.title.as_deref());
     let description = tool.description();
     let effect = effect_tokens(tool.options.effect.as_ref().map(|e| e.as_str()));
-    let idempotent = tool.options.idempotent.unwrap_or(false);
+    let idempotent = match tool.options.idempotent {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
+    };
+    let scopes = tool
+        .options
+        .scopes
+        .as_ref()
+        .map(|s| s.0.clone())
+        .unwrap_or_default();
     let open_world = tool.options.open_world.unwrap_or(false);
     let output_schema = output_schema(&tool.output);
     quote! {
@@ -32,6 +41,7 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> TokenStream {
                     #effect,
                     #idempotent,
                     #open_world,
+                    &[#(#scopes),*],
                 )
             })
         }

@@ -1,0 +1,184 @@
+//! Scheduling a batch by effect: consecutive reads run together, a write runs alone in
+//! the order the model listed it (writes to different `#[arg(resource)]` values may
+//! share a turn), destructive, external and unclassifiable calls run alone. Results come
+//! back in listed order, matched by call id, whatever finishes first; a cancelled batch
+//! still answers every call.
+
+use std::future::Future;
+use std::sync::Mutex;
+
+use futures_util::StreamExt as _;
+use futures_util::future::{Either, select};
+use serde::Serialize;
+
+use super::{Admitted, Gate, Notes, ToolCall, ToolResult};
+use crate::{Context, Effect, ErrorKind, Registry, ToolError, ToolOutput};
+
+/// What the scheduler reports while a batch runs (see
+/// [`Registry::with_observer`](crate::Registry::with_observer)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// A tool started running.
+    Started {
+        /// The call's id.
+        call_id: String,
+        /// The tool.
+        tool: String,
+    },
+    /// A tool finished (whatever its outcome).
+    Finished {
+        /// The call's id.
+        call_id: String,
+        /// The tool.
+        tool: String,
+    },
+}
+
+/// One call of a batch, after the checks.
+struct Slot<'r> {
+    call: ToolCall,
+    notes: Notes,
+    admitted: Option<Admitted<'r>>,
+    outcome: Option<Result<ToolOutput, ToolError>>,
+}
+
+impl Registry {
+    /// Runs `calls` and returns their results in the order the calls were listed, each
+    /// carrying its call's id. Consecutive read-only calls run concurrently (at most
+    /// [`Registry::with_max_concurrency`] at a time); every other call runs alone, in
+    /// listed order, except writes to different resources, which may share a turn.
+    pub async fn dispatch_batch(&self, ctx: &Context, calls: Vec<ToolCall>) -> Vec<ToolResult> {
+        self.dispatch_batch_until(ctx, calls, std::future::pending())
+            .await
+    }
+
+    /// [`Registry::dispatch_batch`], stopped when `cancel` completes: every call that
+    /// did not finish gets a `cancelled` result (the tools' futures are dropped).
+    pub async fn dispatch_batch_until(
+        &self,
+        ctx: &Context,
+        calls: Vec<ToolCall>,
+        cancel: impl Future<Output = ()>,
+    ) -> Vec<ToolResult> {
+        // Every check first, in listed order: nothing runs before all are admitted.
+        let slots: Vec<Slot<'_>> = calls
+            .into_iter()
+            .map(|call| {
+                let mut notes = Notes::default();
+                let (admitted, outcome) = match self.admit(ctx, &call, &mut notes, Gate::Full) {
+                    Ok(admitted) => (Some(admitted), None),
+                    Err(outcome) => (None, Some(outcome)),
+                };
+                Slot {
+                    call,
+                    notes,
+                    admitted,
+                    outcome,
+                }
+            })
+            .collect();
+        let turns = plan_turns(&slots);
+        let slots: Vec<Mutex<Slot<'_>>> = slots.into_iter().map(Mutex::new).collect();
+
+        {
+            let run_all = async {
+                for turn in &turns {
+                    let runs = turn.iter().map(|&index| {
+                        let slot = &slots[index];
+                        async move {
+                            let (call, admitted, mut notes) = {
+                                let mut guard =
+                                    slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                                let Some(admitted) = guard.admitted.take() else {
+                                    return;
+                                };
+                                (
+                                    guard.call.clone(),
+                                    admitted,
+                                    std::mem::take(&mut guard.notes),
+                                )
+                            };
+                            let outcome = self.execute(ctx, &call, admitted, &mut notes).await;
+                            let mut guard =
+                                slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                            guard.outcome = Some(outcome);
+                            guard.notes = notes;
+                        }
+                    });
+                    futures_util::stream::iter(runs)
+                        .buffer_unordered(self.settings.max_concurrency.max(1))
+                        .collect::<Vec<()>>()
+                        .await;
+                }
+            };
+            let run_all = std::pin::pin!(run_all);
+            let cancel = std::pin::pin!(cancel);
+            if let Either::Right(((), unfinished)) = select(run_all, cancel).await {
+                drop(unfinished);
+            }
+        }
+
+        slots
+            .into_iter()
+            .map(|slot| {
+                let slot = slot
+                    .into_inner()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                let outcome = slot.outcome.unwrap_or_else(|| {
+                    Err(ToolError::new(
+                        ErrorKind::Cancelled,
+                        format!(
+                            "the batch was cancelled before '{}' finished",
+                            slot.call.name
+                        ),
+                    )
+                    .with_hint(
+                        "the call may or may not have taken effect; check before calling again",
+                    ))
+                });
+                self.finish(slot.call, outcome, slot.notes)
+            })
+            .collect()
+    }
+}
+
+/// Turns of admitted calls, in listed order: a turn of consecutive reads, a turn of
+/// writes to pairwise different resources, or a turn of one call.
+fn plan_turns(slots: &[Slot<'_>]) -> Vec<Vec<usize>> {
+    #[derive(PartialEq)]
+    enum Kind {
+        Reads,
+        Writes(Vec<String>),
+        Alone,
+    }
+    let mut turns: Vec<(Kind, Vec<usize>)> = Vec::new();
+    for (index, slot) in slots.iter().enumerate() {
+        let Some(admitted) = &slot.admitted else {
+            continue;
+        };
+        let joined = match (turns.last_mut(), admitted.effect, &admitted.resource) {
+            (Some((Kind::Reads, members)), Effect::ReadOnly, _) => {
+                members.push(index);
+                true
+            }
+            (Some((Kind::Writes(resources), members)), Effect::Write, Some(resource))
+                if !resources.contains(resource) =>
+            {
+                resources.push(resource.clone());
+                members.push(index);
+                true
+            }
+            _ => false,
+        };
+        if !joined {
+            let kind = match (admitted.effect, &admitted.resource) {
+                (Effect::ReadOnly, _) => Kind::Reads,
+                (Effect::Write, Some(resource)) => Kind::Writes(vec![resource.clone()]),
+                _ => Kind::Alone,
+            };
+            turns.push((kind, vec![index]));
+        }
+    }
+    turns.into_iter().map(|(_, members)| members).collect()
+}
