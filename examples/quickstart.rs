@@ -7,6 +7,7 @@ mod tools;
 
 use serde_json::json;
 use tools::{ConvertTemperature, Notes, RefundPayment, SaveNote, SearchNotes};
+use toolwright::approval::ApprovalDecision;
 use toolwright::{CallArguments, Context, Registry, ToolCall};
 
 #[tokio::main(flavor = "current_thread")]
@@ -50,16 +51,17 @@ async fn main() {
             json!({"note": {"title": "Deploy", "body": "Run `make ship`.", "tags": ["ops"]}}),
         ),
         ToolCall::new("call_3", "search_notes", r#"{"query": "ship"}"#),
+        // An external effect: the default policy asks a person first.
         ToolCall::new(
             "call_4",
             "refund_payment",
             r#"{"customer": "C-100", "amount": 2500, "currency": "EUR"}"#,
         ),
-        // A business-rule error the tool chose: `not_found`, with a hint.
+        // An error the tool chose: `failed`, with its message.
         ToolCall::new(
             "call_5",
-            "refund_payment",
-            r#"{"customer": "C-0", "amount": 100, "currency": "USD"}"#,
+            "convert_temperature",
+            r#"{"value": -500, "from": "celsius", "to": "kelvin"}"#,
         ),
         // The model got these wrong: a misspelt field and a lower-case currency, and a
         // tool that does not exist.
@@ -70,11 +72,8 @@ async fn main() {
         ),
         ToolCall::new("call_7", "search_note", r#"{"query": "ship"}"#),
     ];
-    for (call, result) in calls
-        .clone()
-        .into_iter()
-        .zip(registry.dispatch_batch(&ctx, calls).await)
-    {
+    let results = registry.dispatch_batch(&ctx, calls.clone()).await;
+    for (call, result) in calls.iter().zip(&results) {
         let arguments = match &call.arguments {
             CallArguments::Json(text) => text.clone(),
             CallArguments::Value(value) => value.to_string(),
@@ -82,4 +81,21 @@ async fn main() {
         println!("-> {} {} {arguments}", call.id, call.name);
         println!("<- {} {}\n", result.call_id, result.for_model());
     }
+
+    // The refund acts on the outside world, so the default policy paused it for a person.
+    // The ticket is plain JSON: a real harness stores it and resumes when someone decides.
+    println!("== A person approves the paused refund ==\n");
+    let ticket = results
+        .iter()
+        .find_map(|r| r.ticket.clone())
+        .expect("the refund waits for approval");
+    println!(
+        "ticket: {}",
+        serde_json::to_string(&ticket).expect("a ticket is JSON")
+    );
+    let decision = ApprovalDecision::Approve {
+        digest: ticket.digest.clone(),
+    };
+    let approved = registry.resume(&ctx, &ticket, decision).await;
+    println!("<- {} {}", approved.call_id, approved.for_model());
 }

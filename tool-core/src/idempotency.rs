@@ -66,7 +66,7 @@ pub use persistent::RedbStore;
 mod persistent {
     use std::path::Path;
 
-    use redb::{Database, ReadableDatabase, TableDefinition};
+    use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
     use super::{IdempotencyStore, StoredOutcome};
 

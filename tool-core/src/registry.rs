@@ -36,6 +36,9 @@ pub struct Registry {
     pub(crate) settings: Settings,
 }
 
+/// Receives the scheduler's events.
+pub(crate) type Observer = Arc<dyn Fn(&Event) + Send + Sync>;
+
 /// Per-registry settings, with per-tool overrides.
 #[derive(Clone)]
 pub(crate) struct Settings {
@@ -50,7 +53,7 @@ pub(crate) struct Settings {
     pub tool_policies: HashMap<String, Arc<dyn Policy>>,
     pub idempotency: Arc<dyn IdempotencyStore>,
     pub retries: HashMap<String, Retry>,
-    pub observer: Option<Arc<dyn Fn(&Event) + Send + Sync>>,
+    pub observer: Option<Observer>,
     pub max_concurrency: usize,
 }
 

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::sync::Mutex;
 
 use futures_util::StreamExt as _;
-use futures_util::future::{Either, select};
+use futures_util::future::select;
 use serde::Serialize;
 
 use super::{Admitted, Gate, Notes, ToolCall, ToolResult};
@@ -114,9 +114,9 @@ impl Registry {
             };
             let run_all = std::pin::pin!(run_all);
             let cancel = std::pin::pin!(cancel);
-            if let Either::Right(((), unfinished)) = select(run_all, cancel).await {
-                drop(unfinished);
-            }
+            // On cancel the unfinished runs are dropped with this scope; their slots
+            // have no outcome and get `cancelled` below.
+            let _ = select(run_all, cancel).await;
         }
 
         slots
