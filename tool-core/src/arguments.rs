@@ -48,10 +48,7 @@ pub(crate) fn invalid_arguments(
         ),
         problems,
     )
-    .with_hint(format!(
-        "fix every problem listed and call '{}' again",
-        spec.name
-    ))
+    .with_hint("fix every problem listed and call the tool again")
 }
 
 fn not_json(spec: &ToolSpec, error: &serde_json::Error) -> ToolError {

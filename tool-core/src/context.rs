@@ -15,7 +15,8 @@ use std::fmt;
 /// ```
 #[derive(Default)]
 pub struct Context {
-    values: HashMap<TypeId, (&'static str, Box<dyn Any + Send + Sync>)>,
+    // A `TypeId` is a hash already: FxHash mixes it cheaply instead of SipHash's rounds.
+    values: HashMap<TypeId, (&'static str, Box<dyn Any + Send + Sync>), rustc_hash::FxBuildHasher>,
 }
 
 impl Context {

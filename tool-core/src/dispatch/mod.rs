@@ -324,7 +324,7 @@ impl Registry {
                 }
             }
         }
-        self.observe(Event::Started {
+        self.observe(|| Event::Started {
             call_id: call.id.clone(),
             tool: call.name.clone(),
         });
@@ -355,7 +355,7 @@ impl Registry {
             }
             notes.attempts = attempt;
         }
-        self.observe(Event::Finished {
+        self.observe(|| Event::Finished {
             call_id: call.id.clone(),
             tool: call.name.clone(),
         });
@@ -644,9 +644,10 @@ impl Registry {
         }
     }
 
-    fn observe(&self, event: Event) {
+    /// Reports an event; built only when someone observes.
+    fn observe(&self, event: impl FnOnce() -> Event) {
         if let Some(observer) = &self.settings.observer {
-            observer(&event);
+            observer(&event());
         }
     }
 
