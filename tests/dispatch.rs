@@ -330,7 +330,7 @@ fn every_error_category_as_the_model_sees_it() {
                 "must be one of [\"EUR\", \"GBP\", \"USD\"], got \"usd\"",
             )],
         )
-        .with_hint("fix every problem listed and call 'refund_payment' again"),
+        .with_hint("fix every problem listed and call the tool again"),
         ToolError::new(
             ErrorKind::UnknownTool,
             "there is no tool named 'serch_notes'; did you mean 'search_notes'?",
