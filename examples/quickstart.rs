@@ -6,8 +6,9 @@
 mod tools;
 
 use serde_json::json;
-use tools::{ConvertTemperature, Notes, RefundPayment, SaveNote, SearchNotes};
+use tools::{ConvertTemperature, Ledger, Notes, RefundPayment, SaveNote, SearchNotes};
 use toolwright::approval::ApprovalDecision;
+use toolwright::policy::Caller;
 use toolwright::{CallArguments, Context, Registry, ToolCall};
 
 #[tokio::main(flavor = "current_thread")]
@@ -19,7 +20,10 @@ async fn main() {
         .with(ConvertTemperature);
     // The context the `#[ctx]` parameters receive: here, the notes store. Checking it at
     // start-up turns a missing value into an error now, not a failed call later.
-    let ctx = Context::new().with(Notes::default());
+    let ctx = Context::new()
+        .with(Notes::default())
+        .with(Ledger::default())
+        .with(Caller::new("quickstart", ["payments:write"]));
     registry
         .check_context(&ctx)
         .expect("every #[ctx] value is supplied");

@@ -180,7 +180,7 @@ fn strict_optional_arguments_round_trip_as_null() {
     );
     // What a strict model sends when it leaves `memo` and `retries` out:
     let sent =
-        json!({"customer": "C-1", "amount": 5, "currency": "EUR", "memo": null, "retries": null});
+        json!({"customer": "C-100", "amount": 5, "currency": "EUR", "memo": null, "retries": null});
     assert!(
         Validator::for_arguments(schema).unwrap().is_valid(&sent),
         "valid for the lowered schema"
@@ -188,7 +188,9 @@ fn strict_optional_arguments_round_trip_as_null() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
-    let ctx = Context::new();
+    let ctx = Context::new()
+        .with(tools::Ledger::default())
+        .with(toolwright::policy::Caller::new("tests", ["payments:write"]));
     let decoded = runtime.block_on(registry.dispatch(
         &ctx,
         ToolCall::new("c", "refund_payment", sent.clone()).with_nulls_as_absent(),

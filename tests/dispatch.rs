@@ -25,7 +25,10 @@ fn registry() -> Registry {
 }
 
 fn ctx() -> Context {
-    Context::new().with(Notes::default())
+    Context::new()
+        .with(Notes::default())
+        .with(tools::Ledger::default())
+        .with(toolwright::policy::Caller::new("tests", ["payments:write"]))
 }
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
@@ -181,7 +184,7 @@ fn repairs_are_explicit_and_listed() {
     let stringified = ToolCall::new(
         "c",
         "refund_payment",
-        json!("{\"customer\": \"C-1\", \"amount\": 5, \"currency\": \"EUR\"}"),
+        json!("{\"customer\": \"C-100\", \"amount\": 5, \"currency\": \"EUR\"}"),
     );
     let result = block_on(registry.dispatch(&ctx(), stringified));
     assert!(!result.is_error(), "{:?}", result.outcome);

@@ -28,7 +28,10 @@ fn fixture(path: &str) -> Value {
 fn round_trip(dialect: Dialect, response: &Value) -> Value {
     let calls = parse_calls(dialect, response).expect("the fixture has the documented shape");
     assert_eq!(calls.len(), 2);
-    let ctx = Context::new().with(tools::Notes::default());
+    let ctx = Context::new()
+        .with(tools::Notes::default())
+        .with(tools::Ledger::default())
+        .with(toolwright::policy::Caller::new("tests", ["payments:write"]));
     let results = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap()
@@ -85,7 +88,9 @@ fn mcp() {
     for request in requests.as_array().unwrap() {
         calls.extend(parse_calls(Dialect::Mcp, request).unwrap());
     }
-    let ctx = Context::new();
+    let ctx = Context::new()
+        .with(tools::Ledger::default())
+        .with(toolwright::policy::Caller::new("tests", ["payments:write"]));
     let results = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap()

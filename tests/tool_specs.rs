@@ -122,7 +122,7 @@ fn calls_deserialize_inject_context_and_convert_results() {
 
 #[test]
 fn errors_come_back_as_data() {
-    let ctx = Context::new();
+    let ctx = Context::new().with(tools::Ledger::default());
     // `Err(ToolError)` keeps the category the tool chose.
     let error = run(
         &RefundPayment,

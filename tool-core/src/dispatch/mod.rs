@@ -205,21 +205,22 @@ impl Registry {
             Ok(effect) => effect,
         };
         notes.effect = Some(effect);
+        // Scopes are the caller's credentials: checked on every path, approved or not.
+        let caller = ctx.get::<Caller>();
+        let missing = missing_scopes(spec, caller);
+        if !missing.is_empty() {
+            return Err(Err(denied(
+                format!(
+                    "'{}' needs the scope{} {}, which the caller does not hold",
+                    spec.name,
+                    if missing.len() == 1 { "" } else { "s" },
+                    missing.join(", ")
+                ),
+                false,
+                "ask the user to grant the scope; calling again will not help until then",
+            )));
+        }
         if gate == Gate::Full {
-            let caller = ctx.get::<Caller>();
-            let missing = missing_scopes(spec, caller);
-            if !missing.is_empty() {
-                return Err(Err(denied(
-                    format!(
-                        "'{}' needs the scope{} {}, which the caller does not hold",
-                        spec.name,
-                        if missing.len() == 1 { "" } else { "s" },
-                        missing.join(", ")
-                    ),
-                    false,
-                    "ask the user to grant the scope; calling again will not help until then",
-                )));
-            }
             let arguments = match &normalized {
                 Some(value) => Arguments::Value(value),
                 None => call.arguments.as_arguments(),
@@ -715,7 +716,8 @@ struct Notes {
 enum Gate {
     /// Scopes, policy and approval.
     Full,
-    /// A person approved this exact call: arguments are checked again, nothing else.
+    /// A person approved this exact call: arguments and scopes are checked again, the
+    /// policy and approval rules are not.
     Approved,
 }
 

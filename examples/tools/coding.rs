@@ -1,0 +1,488 @@
+//! A coding agent's tools, confined to a workspace root: every path is resolved and must
+//! stay inside it (`..`, absolute paths and symlinks pointing out are refused, saying why
+//! and what is allowed).
+
+use std::fmt::Write as _;
+use std::path::{Component, Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+use serde::Serialize;
+use toolwright::capability::Writes;
+use toolwright::{Effect, ErrorKind, ToolError, ToolSchema, tool};
+
+/// The directory the agent works in, and the edits it can undo.
+#[derive(Debug)]
+pub struct Workspace {
+    root: PathBuf,
+    /// (file, content before the edit), newest last.
+    history: Mutex<Vec<(PathBuf, String)>>,
+}
+
+impl Workspace {
+    /// A workspace rooted at `root` (which must exist).
+    pub fn new(root: impl AsRef<Path>) -> std::io::Result<Self> {
+        Ok(Self {
+            root: root.as_ref().canonicalize()?,
+            history: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `path` (relative to the root) as a path inside the workspace, or why not.
+    pub fn resolve(&self, path: &str) -> Result<PathBuf, ToolError> {
+        let relative = Path::new(path);
+        let refuse = |why: &str| {
+            Err(ToolError::new(ErrorKind::Denied, format!("'{path}' {why}"))
+                .with_retryable(true)
+                .with_hint(
+                    "give a path relative to the workspace root, without `..`, like `src/lib.rs`",
+                ))
+        };
+        if relative.is_absolute() || relative.has_root() {
+            return refuse("is an absolute path; only paths inside the workspace are allowed");
+        }
+        if relative
+            .components()
+            .any(|c| matches!(c, Component::ParentDir))
+        {
+            return refuse("climbs out with `..`; only paths inside the workspace are allowed");
+        }
+        let joined = self.root.join(relative);
+        // The deepest part that exists, with symlinks resolved, must still be inside.
+        let existing = joined
+            .ancestors()
+            .find(|p| p.exists())
+            .unwrap_or(&self.root);
+        let real = existing
+            .canonicalize()
+            .map_err(|e| ToolError::failed(format!("cannot resolve '{path}': {e}")))?;
+        if !real.starts_with(&self.root) {
+            return refuse(
+                "leads outside the workspace through a symbolic link; only paths inside the workspace are allowed",
+            );
+        }
+        Ok(joined)
+    }
+
+    fn relative(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/")
+    }
+
+    /// Every file under the root, relative, sorted (hidden directories and `target` skipped).
+    fn files(&self) -> Vec<String> {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.starts_with('.') || name == "target" {
+                    continue;
+                }
+                match entry.file_type() {
+                    Ok(kind) if kind.is_dir() => walk(&path, out),
+                    Ok(kind) if kind.is_file() => out.push(path),
+                    _ => {}
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(&self.root, &mut files);
+        let mut files: Vec<String> = files.iter().map(|p| self.relative(p)).collect();
+        files.sort();
+        files
+    }
+
+    /// "No such file: X. Similar: Y, Z".
+    fn no_such_file(&self, path: &str) -> ToolError {
+        let mut candidates: Vec<(f64, String)> = self
+            .files()
+            .into_iter()
+            .map(|file| (strsim::jaro_winkler(path, &file), file))
+            .filter(|(score, _)| *score > 0.6)
+            .collect();
+        candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let similar: Vec<String> = candidates.into_iter().take(3).map(|(_, f)| f).collect();
+        let message = if similar.is_empty() {
+            format!("No such file: {path}.")
+        } else {
+            format!("No such file: {path}. Similar: {}", similar.join(", "))
+        };
+        ToolError::not_found(message).with_hint("list the directory to see what exists")
+    }
+}
+
+/// One entry of a directory.
+#[derive(Debug, Serialize, ToolSchema)]
+pub struct Entry {
+    /// Name inside the directory.
+    pub name: String,
+    /// `file` or `dir`.
+    pub kind: String,
+    /// Size in bytes, for files.
+    pub size: Option<u64>,
+}
+
+/// List a directory of the workspace.
+///
+/// # Arguments
+/// * `path` - Directory relative to the workspace root; `.` for the root.
+#[tool(effect = "read_only")]
+pub fn list_dir(path: String, #[ctx] workspace: &Workspace) -> Result<Vec<Entry>, ToolError> {
+    let dir = workspace.resolve(&path)?;
+    let entries = std::fs::read_dir(&dir).map_err(|_| workspace.no_such_file(&path))?;
+    let mut listed: Vec<Entry> = entries
+        .flatten()
+        .map(|entry| {
+            let meta = entry.metadata().ok();
+            let is_dir = meta.as_ref().is_some_and(std::fs::Metadata::is_dir);
+            Entry {
+                name: entry.file_name().to_string_lossy().into_owned(),
+                kind: if is_dir { "dir" } else { "file" }.into(),
+                size: meta.filter(|m| m.is_file()).map(|m| m.len()),
+            }
+        })
+        .collect();
+    listed.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(listed)
+}
+
+/// Read a text file of the workspace, optionally a range of its lines.
+///
+/// # Arguments
+/// * `path` - File relative to the workspace root.
+/// * `offset` - First line to return, counting from 1.
+/// * `limit` - Most lines to return.
+#[tool(effect = "read_only")]
+pub fn read_file(
+    path: String,
+    #[arg(minimum = 1)] offset: Option<usize>,
+    #[arg(minimum = 1)] limit: Option<usize>,
+    #[ctx] workspace: &Workspace,
+) -> Result<String, ToolError> {
+    let file = workspace.resolve(&path)?;
+    let text = std::fs::read_to_string(&file).map_err(|_| workspace.no_such_file(&path))?;
+    let start = offset.unwrap_or(1) - 1;
+    let lines: Vec<&str> = text
+        .lines()
+        .skip(start)
+        .take(limit.unwrap_or(usize::MAX))
+        .collect();
+    Ok(lines.join("\n"))
+}
+
+/// One place a search found.
+#[derive(Debug, Serialize, ToolSchema)]
+pub struct Hit {
+    /// File relative to the workspace root.
+    pub path: String,
+    /// Line number, from 1.
+    pub line: usize,
+    /// The line's text.
+    pub text: String,
+}
+
+/// What a search found, bounded.
+#[derive(Debug, Serialize, ToolSchema)]
+pub struct SearchResult {
+    /// The hits returned.
+    pub hits: Vec<Hit>,
+    /// How many more matched and were left out.
+    pub left_out: usize,
+}
+
+/// Search for literal text in files under the workspace.
+///
+/// Use this to find where a symbol or string appears. Not a regex search.
+///
+/// # Arguments
+/// * `query` - Text to find, matched literally.
+/// * `path` - File or folder to search, relative to the workspace. Default: everything.
+/// * `max_results` - Most matches to return.
+#[tool(effect = "read_only")]
+pub fn search_files(
+    #[arg(min_length = 1)] query: String,
+    path: Option<String>,
+    #[arg(minimum = 1, maximum = 50)] max_results: Option<u32>,
+    #[ctx] workspace: &Workspace,
+) -> Result<SearchResult, ToolError> {
+    let scope = match &path {
+        Some(path) => Some(workspace.relative(&workspace.resolve(path)?)),
+        None => None,
+    };
+    let limit = max_results.unwrap_or(20) as usize;
+    let mut hits = Vec::new();
+    let mut left_out = 0;
+    for file in workspace.files() {
+        if scope
+            .as_ref()
+            .is_some_and(|s| !(file == *s || file.starts_with(&format!("{s}/"))))
+        {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(workspace.root().join(&file)) else {
+            continue;
+        };
+        for (index, line) in text.lines().enumerate() {
+            if line.contains(&query) {
+                if hits.len() < limit {
+                    hits.push(Hit {
+                        path: file.clone(),
+                        line: index + 1,
+                        text: line.trim().to_owned(),
+                    });
+                } else {
+                    left_out += 1;
+                }
+            }
+        }
+    }
+    Ok(SearchResult { hits, left_out })
+}
+
+/// Replace one exact piece of text in a file: a compare-and-swap.
+///
+/// `old_text` must occur exactly once; when it does not, nothing changes and the error
+/// says how often it was found, so a file that changed since it was read is never
+/// overwritten blindly. The original is kept for `undo_edit`.
+///
+/// # Arguments
+/// * `path` - File relative to the workspace root.
+/// * `old_text` - The exact text to replace, with enough context to be unique.
+/// * `new_text` - What to put in its place.
+#[tool(effect = "write")]
+pub fn edit_file(
+    #[arg(resource)] path: String,
+    #[arg(min_length = 1)] old_text: String,
+    new_text: String,
+    #[ctx] workspace: &Writes<Workspace>,
+) -> Result<String, ToolError> {
+    let file = workspace.resolve(&path)?;
+    let text = std::fs::read_to_string(&file).map_err(|_| workspace.no_such_file(&path))?;
+    match text.matches(&old_text).count() {
+        0 => Err(ToolError::conflict(format!(
+            "old_text was not found in {path}; the file may have changed since it was read"
+        ))
+        .with_hint("read the file again and copy old_text exactly")),
+        1 => {
+            let updated = text.replacen(&old_text, &new_text, 1);
+            std::fs::write(&file, updated)
+                .map_err(|e| ToolError::failed(format!("cannot write {path}: {e}")))?;
+            if let Ok(mut history) = workspace.history.lock() {
+                history.push((file, text));
+            }
+            Ok(format!("Edited {path}: replaced 1 occurrence."))
+        }
+        n => Err(ToolError::conflict(format!(
+            "old_text occurs {n} times in {path}; it must occur exactly once"
+        ))
+        .with_hint("include more of the surrounding lines in old_text")),
+    }
+}
+
+/// Undo the last edit of a file made with `edit_file`.
+///
+/// # Arguments
+/// * `path` - File relative to the workspace root.
+#[tool(effect = "write")]
+pub fn undo_edit(
+    #[arg(resource)] path: String,
+    #[ctx] workspace: &Writes<Workspace>,
+) -> Result<String, ToolError> {
+    let file = workspace.resolve(&path)?;
+    let mut history = workspace
+        .history
+        .lock()
+        .map_err(|_| ToolError::internal("the edit history is poisoned"))?;
+    let Some(index) = history.iter().rposition(|(edited, _)| *edited == file) else {
+        return Err(ToolError::not_found(format!("no edit of {path} to undo")));
+    };
+    let (_, original) = history.remove(index);
+    std::fs::write(&file, original)
+        .map_err(|e| ToolError::failed(format!("cannot write {path}: {e}")))?;
+    Ok(format!("Restored {path} to before the last edit."))
+}
+
+/// Create or replace a file with the given content.
+///
+/// # Arguments
+/// * `path` - File relative to the workspace root; missing folders are created.
+/// * `content` - The whole new content.
+#[tool(effect = "write")]
+pub fn write_file(
+    #[arg(resource)] path: String,
+    content: String,
+    #[ctx] workspace: &Writes<Workspace>,
+) -> Result<String, ToolError> {
+    let file = workspace.resolve(&path)?;
+    if let Some(parent) = file.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| ToolError::failed(format!("cannot create folders for {path}: {e}")))?;
+    }
+    std::fs::write(&file, &content)
+        .map_err(|e| ToolError::failed(format!("cannot write {path}: {e}")))?;
+    Ok(format!("Wrote {} bytes to {path}.", content.len()))
+}
+
+/// Commands `run_command` runs, and the effect of each.
+const ALLOWED: &[(&[&str], Effect)] = &[
+    (&["ls"], Effect::ReadOnly),
+    (&["cat"], Effect::ReadOnly),
+    (&["git", "status"], Effect::ReadOnly),
+    (&["git", "diff"], Effect::ReadOnly),
+    (&["git", "log"], Effect::ReadOnly),
+    (&["cargo", "check"], Effect::Write),
+    (&["cargo", "test"], Effect::Write),
+    (&["rm"], Effect::Destructive),
+];
+
+fn allowed(command: &str) -> Option<Effect> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    ALLOWED
+        .iter()
+        .find(|(prefix, _)| words.len() >= prefix.len() && words[..prefix.len()] == **prefix)
+        .map(|(_, effect)| *effect)
+}
+
+/// The effect of one command: from the allow-list, the riskiest class for anything else.
+pub fn classify_command(command: &str) -> Effect {
+    allowed(command).unwrap_or(Effect::RISKIEST)
+}
+
+/// What a command did, bounded for the model.
+#[derive(Debug, Serialize, ToolSchema)]
+pub struct CommandOutput {
+    /// The exit code (-1 when killed by a signal).
+    pub exit_code: i32,
+    /// The end of standard output, at most 4,000 characters.
+    pub stdout: String,
+    /// The end of standard error, at most 4,000 characters.
+    pub stderr: String,
+    /// Where the full output was saved.
+    pub log: String,
+}
+
+/// Run a command from the allow-list in the workspace: `ls`, `cat`, `git status`,
+/// `git diff`, `git log`, `cargo check`, `cargo test`, `rm`.
+///
+/// No shell: pipes, redirections and `&&` are not interpreted.
+///
+/// # Arguments
+/// * `command` - The command line, like `cargo test -p core`.
+#[tool(effect = "dynamic", classify = classify_command)]
+pub fn run_command(
+    #[arg(min_length = 1)] command: String,
+    #[ctx] workspace: &Workspace,
+) -> Result<CommandOutput, ToolError> {
+    if allowed(&command).is_none() {
+        let list: Vec<String> = ALLOWED.iter().map(|(words, _)| words.join(" ")).collect();
+        return Err(ToolError::new(
+            ErrorKind::Denied,
+            format!("'{command}' is not on the allow-list"),
+        )
+        .with_retryable(false)
+        .with_hint(format!("allowed: {}", list.join(", "))));
+    }
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let output = Command::new(words[0])
+        .args(&words[1..])
+        .current_dir(workspace.root())
+        .output()
+        .map_err(|e| ToolError::failed(format!("cannot run '{command}': {e}")))?;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let logs = std::env::temp_dir().join("toolwright-command-logs");
+    std::fs::create_dir_all(&logs)
+        .map_err(|e| ToolError::failed(format!("cannot save the log: {e}")))?;
+    let log = logs.join(format!("{}-{}.log", std::process::id(), nanos()));
+    let mut full = String::new();
+    let _ = write!(
+        full,
+        "$ {command}\n--- stdout\n{stdout}\n--- stderr\n{stderr}\n"
+    );
+    std::fs::write(&log, full)
+        .map_err(|e| ToolError::failed(format!("cannot save the log: {e}")))?;
+    Ok(CommandOutput {
+        exit_code: output.status.code().unwrap_or(-1),
+        stdout: tail(&stdout, 4000),
+        stderr: tail(&stderr, 4000),
+        log: log.display().to_string(),
+    })
+}
+
+fn nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// The last `max` characters of `text`, saying how much came before.
+fn tail(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().skip(count - max).collect();
+    format!("[... {} characters before this ...]\n{kept}", count - max)
+}
+
+/// The environment the agent may ask about: a snapshot taken at start-up (so tests can
+/// supply their own, and the process environment is never written).
+#[derive(Debug, Default)]
+pub struct Environment {
+    variables: std::collections::BTreeMap<String, String>,
+}
+
+impl Environment {
+    /// The process's environment, now.
+    pub fn from_process() -> Self {
+        Self {
+            variables: std::env::vars().collect(),
+        }
+    }
+
+    /// Exactly these variables.
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        Self {
+            variables: pairs
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+        }
+    }
+}
+
+/// Whether a variable name looks like it holds a secret.
+fn looks_secret(key: &str) -> bool {
+    let upper = key.to_uppercase();
+    ["SECRET", "TOKEN", "KEY", "PASSWORD"]
+        .iter()
+        .any(|word| upper.contains(word))
+}
+
+/// Whether an environment variable is set, and its value unless its name looks like a
+/// secret (`SECRET`, `TOKEN`, `KEY`, `PASSWORD`).
+///
+/// # Arguments
+/// * `key` - The variable's name, like `RUST_LOG`.
+#[tool(effect = "read_only")]
+pub fn read_env(
+    #[arg(pattern = "^[A-Za-z_][A-Za-z0-9_]*$")] key: String,
+    #[ctx] environment: &Environment,
+) -> String {
+    match environment.variables.get(&key) {
+        None => format!("{key} is not set"),
+        // The redaction is code: the value never reaches the model.
+        Some(_) if looks_secret(&key) => format!("{key} = [REDACTED - set]"),
+        Some(value) => format!("{key} = {value}"),
+    }
+}
