@@ -1,0 +1,52 @@
+//! What the agent example and its test share: the coding registry, its context, the
+//! scratch workspace and the recorded conversation.
+
+use std::path::Path;
+
+use toolwright::capability::Writes;
+use toolwright::{Context, Registry};
+
+use crate::tools::coding::{
+    EditFile, Environment, ListDir, ReadEnv, ReadFile, RunCommand, SearchFiles, UndoEdit,
+    Workspace, WriteFile,
+};
+
+/// The coding agent's tools. Every call goes through the default policy: reads and
+/// writes run, anything destructive or unknown waits for a person.
+pub fn coding_registry() -> Registry {
+    Registry::new()
+        .with(ListDir)
+        .with(ReadFile)
+        .with(SearchFiles)
+        .with(EditFile)
+        .with(UndoEdit)
+        .with(WriteFile)
+        .with(RunCommand)
+        .with(ReadEnv)
+}
+
+/// The context the tools need, for a workspace at `root`.
+pub fn coding_context(root: &Path) -> std::io::Result<Context> {
+    Ok(Context::new()
+        .with(Workspace::new(root)?)
+        .with(Writes(Workspace::new(root)?))
+        .with(Environment::from_process()))
+}
+
+/// A scratch crate with a bug for the scripted run: `add` subtracts.
+pub fn scratch_workspace(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir.join("src"))?;
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[workspace]\n",
+    )?;
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(2, 2), 4);\n    }\n}\n",
+    )
+}
+
+/// The recorded responses of the scripted run.
+pub fn script() -> Vec<serde_json::Value> {
+    serde_json::from_str(include_str!("script.json")).expect("the script is JSON")
+}
