@@ -29,6 +29,8 @@
 //! See the README for the attribute reference, the supported types and the effect
 //! classes.
 
+#![deny(missing_docs)]
+
 pub use toolwright_core::provider::Dialect;
 pub use toolwright_core::schema::lower::{LoweringError, Target};
 pub use toolwright_core::{

@@ -3,6 +3,8 @@
 //!
 //! Depend on the `toolwright` facade rather than on this crate directly.
 
+#![deny(missing_docs)]
+
 pub mod approval;
 mod arguments;
 pub mod capability;

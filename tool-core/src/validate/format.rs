@@ -9,14 +9,23 @@ use regex::Regex;
 /// A format the validator checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// `date`: RFC 3339 full-date, `2026-11-29`.
     Date,
+    /// `date-time`: RFC 3339, `2026-11-29T12:00:00Z`.
     DateTime,
+    /// `time`: RFC 3339 full-time with an offset, `12:00:00+01:00`.
     Time,
+    /// `duration`: ISO 8601 as in RFC 3339 appendix A, `PT1H30M`.
     Duration,
+    /// `email`: an RFC 5321 mailbox.
     Email,
+    /// `hostname`: RFC 1123 labels.
     Hostname,
+    /// `ipv4`: dotted quad, no leading zeros.
     Ipv4,
+    /// `ipv6`: RFC 4291.
     Ipv6,
+    /// `uuid`: 8-4-4-4-12 hexadecimal digits.
     Uuid,
 }
 
