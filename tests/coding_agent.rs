@@ -4,13 +4,13 @@
 #[path = "../examples/tools/mod.rs"]
 mod tools;
 
+#[path = "../examples/agent/setup.rs"]
+mod setup;
+
 use std::path::Path;
 
 use serde_json::json;
-use tools::coding::{
-    EditFile, Environment, ListDir, ReadEnv, ReadFile, RunCommand, SearchFiles, UndoEdit,
-    Workspace, WriteFile,
-};
+use tools::coding::{Environment, RunCommand, Workspace};
 use toolwright::capability::Writes;
 use toolwright::policy::AllowAll;
 use toolwright::{Context, ErrorKind, Registry, ToolCall, ToolResult};
@@ -37,16 +37,7 @@ fn fixture(name: &str) -> Fixture {
     )
     .unwrap();
     std::fs::write(dir.join("README.md"), "# demo\nadd numbers\n").unwrap();
-    let registry = Registry::new()
-        .with(ListDir)
-        .with(ReadFile)
-        .with(SearchFiles)
-        .with(EditFile)
-        .with(UndoEdit)
-        .with(WriteFile)
-        .with(RunCommand)
-        .with(ReadEnv)
-        .with_policy(AllowAll);
+    let registry = setup::coding_registry().with_policy(AllowAll);
     // Readers get the plain handle, writers the write-capable one.
     let ctx = Context::new()
         .with(Workspace::new(&dir).unwrap())

@@ -64,11 +64,7 @@ pub fn parse_calls(dialect: Dialect, response: &Value) -> Result<Vec<ToolCall>, 
                     let function = call
                         .get("function")
                         .ok_or_else(|| missing("tool_calls[].function"))?;
-                    let arguments = match function.get("arguments") {
-                        Some(Value::String(json)) => CallArguments::Json(json.clone()),
-                        Some(other) => CallArguments::Value(other.clone()),
-                        None => CallArguments::Json(String::new()),
-                    };
+                    let arguments = arguments_of(function.get("arguments"));
                     let mut parsed = ToolCall::new(
                         text(&call["id"], "tool_calls[].id")?,
                         text(&function["name"], "function.name")?,
@@ -88,11 +84,7 @@ pub fn parse_calls(dialect: Dialect, response: &Value) -> Result<Vec<ToolCall>, 
                 .iter()
                 .filter(|item| item.get("type") == Some(&json!("function_call")))
                 .map(|item| {
-                    let arguments = match item.get("arguments") {
-                        Some(Value::String(json)) => CallArguments::Json(json.clone()),
-                        Some(other) => CallArguments::Value(other.clone()),
-                        None => CallArguments::Json(String::new()),
-                    };
+                    let arguments = arguments_of(item.get("arguments"));
                     let mut parsed = ToolCall::new(
                         text(&item["call_id"], "function_call.call_id")?,
                         text(&item["name"], "function_call.name")?,
@@ -162,6 +154,16 @@ pub fn parse_calls(dialect: Dialect, response: &Value) -> Result<Vec<ToolCall>, 
                 arguments,
             )])
         }
+    }
+}
+
+/// OpenAI's `arguments`: JSON text (as documented), or an object some compatible servers
+/// send instead; missing means none.
+fn arguments_of(arguments: Option<&Value>) -> CallArguments {
+    match arguments {
+        Some(Value::String(json)) => CallArguments::Json(json.clone()),
+        Some(other) => CallArguments::Value(other.clone()),
+        None => CallArguments::Json(String::new()),
     }
 }
 
