@@ -1,6 +1,8 @@
 //! What the agent example and its test share: the coding registry, its context, the
 //! scratch workspace and the recorded conversation.
 
+#![allow(dead_code)] // the example and the tests each use a part of this
+
 use std::path::Path;
 
 use toolwright::capability::Writes;
