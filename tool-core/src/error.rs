@@ -97,6 +97,18 @@ impl fmt::Display for Problem {
 /// `ToolError::not_found("no customer C-7")`. Any other error type that implements
 /// `Display` becomes [`ErrorKind::Failed`]; implement `From<YourError> for ToolError` to
 /// choose categories for your own errors.
+///
+/// ```
+/// use toolwright::{ErrorKind, ToolError};
+///
+/// let error = ToolError::not_found("no customer C-7").with_hint("look the customer up first");
+/// assert_eq!(error.kind, ErrorKind::NotFound);
+/// assert!(!error.retryable);
+/// assert_eq!(
+///     error.to_model_text(),
+///     r#"{"ok":false,"error":"not_found","retryable":false,"message":"no customer C-7","hint":"look the customer up first"}"#
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolError {
     /// The category.

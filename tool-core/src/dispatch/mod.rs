@@ -25,6 +25,16 @@ use crate::{
 pub use schedule::Event;
 
 /// One tool call from a model.
+///
+/// ```
+/// use toolwright::{CallArguments, ToolCall};
+///
+/// // OpenAI sends arguments as JSON text, the others as parsed JSON.
+/// let openai = ToolCall::new("call_1", "search_notes", r#"{"query": "deploy"}"#);
+/// let anthropic = ToolCall::new("toolu_1", "search_notes", serde_json::json!({"query": "deploy"}));
+/// assert!(matches!(openai.arguments, CallArguments::Json(_)));
+/// assert!(matches!(anthropic.arguments, CallArguments::Value(_)));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolCall {
     /// The provider's id for the call; the result carries it back.
@@ -169,6 +179,22 @@ impl ToolResult {
 impl Registry {
     /// Runs one call through every check, the tool and the output budget. Always returns
     /// exactly one result, carrying the call's id; never panics.
+    ///
+    /// ```
+    /// # use toolwright::{tool, Context, ErrorKind, Registry, ToolCall};
+    /// /// Say hello.
+    /// #[tool(effect = "read_only")]
+    /// fn hello(name: String) -> String { format!("Hello, {name}!") }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let registry = Registry::new().with(Hello);
+    /// let ok = registry.dispatch(&Context::new(), ToolCall::new("1", "hello", r#"{"name": "Ada"}"#)).await;
+    /// assert_eq!(ok.for_model(), "Hello, Ada!");
+    /// let typo = registry.dispatch(&Context::new(), ToolCall::new("2", "helo", "{}")).await;
+    /// assert_eq!(typo.error().unwrap().kind, ErrorKind::UnknownTool);
+    /// assert_eq!(typo.call_id, "2");
+    /// # });
+    /// ```
     pub async fn dispatch(&self, ctx: &Context, call: ToolCall) -> ToolResult {
         let mut notes = Notes::default();
         let outcome = match self.admit(ctx, &call, &mut notes, Gate::Full) {

@@ -87,6 +87,18 @@ impl Dialect {
 }
 
 /// One tool's definition in `dialect`, or what the dialect cannot express.
+///
+/// ```
+/// # use toolwright::{tool, Dialect, Tool};
+/// /// Say hello.
+/// #[tool(effect = "read_only")]
+/// fn hello(name: Option<String>) -> String { format!("Hello, {}!", name.unwrap_or_default()) }
+///
+/// let strict = toolwright::provider::definition(Hello.spec(), Dialect::OpenAiChat { strict: true }).unwrap();
+/// // Strict: every property required, the optional one nullable.
+/// assert_eq!(strict["function"]["parameters"]["required"], serde_json::json!(["name"]));
+/// assert_eq!(strict["function"]["strict"], true);
+/// ```
 pub fn definition(spec: &ToolSpec, dialect: Dialect) -> Result<Value, Vec<LoweringError>> {
     let schema = lower_schema(&spec.name, &spec.input_schema, dialect.target())?;
     let description = spec.description.as_str();

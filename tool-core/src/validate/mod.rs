@@ -51,6 +51,25 @@ impl Options {
 }
 
 /// A compiled schema.
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright::validate::Validator;
+///
+/// let schema = json!({
+///     "type": "object",
+///     "properties": {"amount": {"type": "integer", "minimum": 1}},
+///     "required": ["amount"],
+///     "additionalProperties": false
+/// });
+/// let validator = Validator::for_arguments(&schema).unwrap();
+/// let problems: Vec<String> =
+///     validator.validate(&json!({"ammount": 0})).iter().map(ToString::to_string).collect();
+/// assert_eq!(problems, [
+///     "$: missing required field 'amount'",
+///     "$: unexpected field 'ammount' (allowed: amount); did you mean 'amount'?",
+/// ]);
+/// ```
 #[derive(Debug, Clone)]
 pub struct Validator {
     nodes: Vec<Node>,
