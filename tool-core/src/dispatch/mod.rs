@@ -380,7 +380,6 @@ impl Registry {
                     Err(error) => Err(error),
                 };
             }
-            notes.attempts = attempt;
         }
         self.observe(|| Event::Finished {
             call_id: call.id.clone(),
@@ -734,7 +733,6 @@ struct Notes {
     effect: Option<Effect>,
     duplicate: bool,
     ticket: Option<ApprovalTicket>,
-    attempts: u32,
 }
 
 /// How much of the gate a call goes through.

@@ -46,21 +46,6 @@ impl Format {
         })
     }
 
-    /// The name in a schema.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Date => "date",
-            Format::DateTime => "date-time",
-            Format::Time => "time",
-            Format::Duration => "duration",
-            Format::Email => "email",
-            Format::Hostname => "hostname",
-            Format::Ipv4 => "ipv4",
-            Format::Ipv6 => "ipv6",
-            Format::Uuid => "uuid",
-        }
-    }
-
     /// What a valid value looks like, for the message a model reads.
     pub fn expected(self) -> &'static str {
         match self {

@@ -95,21 +95,6 @@ impl Keywords {
         })
     }
 
-    /// Whether there is nothing to check.
-    pub fn is_empty(&self) -> bool {
-        self.minimum.is_none()
-            && self.maximum.is_none()
-            && self.exclusive_minimum.is_none()
-            && self.exclusive_maximum.is_none()
-            && self.multiple_of.is_none()
-            && self.min_length.is_none()
-            && self.max_length.is_none()
-            && self.pattern.is_none()
-            && self.format.is_none()
-            && self.min_items.is_none()
-            && self.max_items.is_none()
-    }
-
     /// The number keywords `n` breaks: `(relation, bound)`, such as `(">=", 1)`.
     fn number_violations<'a>(
         &'a self,
