@@ -43,6 +43,10 @@ pub use toolwright_core::{
     approval, capability, idempotency, output, policy, provider, schema, validate,
 };
 
+/// Serve a registry over MCP, stdio or Streamable HTTP (feature `mcp`).
+#[cfg(feature = "mcp")]
+pub use toolwright_core::mcp;
+
 /// Turns a function into a tool: see the crate docs and the README's attribute reference.
 pub use toolwright_macros::tool;
 

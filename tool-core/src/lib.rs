@@ -13,6 +13,8 @@ mod dispatch;
 mod effect;
 mod error;
 pub mod idempotency;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod observation;
 pub mod output;
 pub mod policy;

@@ -489,18 +489,21 @@ impl Registry {
     ) -> Result<(&dyn Tool, Prepared, Option<Value>), ToolError> {
         let tool = self.lookup(&call.name)?;
         let spec = tool.spec();
-        if let CallArguments::Json(json) = &call.arguments
-            && json.len() > self.settings.max_argument_bytes
-        {
+        let limit = self.settings.max_argument_bytes;
+        let size = match &call.arguments {
+            CallArguments::Json(json) => (json.len() > limit).then(|| json.len().to_string()),
+            // Already parsed (Anthropic, Gemini, MCP): count its JSON text, stopping at
+            // the limit.
+            CallArguments::Value(value) => {
+                (encoded_len_up_to(value, limit) > limit).then(|| format!("more than {limit}"))
+            }
+        };
+        if let Some(size) = size {
             return Err(ToolError::invalid_arguments(
                 format!("the arguments of '{}' are too large", spec.name),
                 vec![Problem::new(
                     "$",
-                    format!(
-                        "{} bytes of JSON; the limit is {}",
-                        json.len(),
-                        self.settings.max_argument_bytes
-                    ),
+                    format!("{size} bytes of JSON; the limit is {limit}"),
                 )],
             )
             .with_hint("send smaller arguments; put large content in several calls"));
@@ -576,7 +579,8 @@ impl Registry {
             .or(self.settings.timeout)
     }
 
-    fn lookup(&self, name: &str) -> Result<&dyn Tool, ToolError> {
+    /// The tool named `name`, or the `unknown_tool` error naming the closest ones.
+    pub(crate) fn lookup(&self, name: &str) -> Result<&dyn Tool, ToolError> {
         if let Some(tool) = self.get(name) {
             return Ok(tool);
         }
@@ -795,4 +799,28 @@ pub enum DryRunVerdict {
         /// The error the call would get.
         error: ToolError,
     },
+}
+
+/// The length of `value` as compact JSON, counted up to just past `limit`.
+fn encoded_len_up_to(value: &Value, limit: usize) -> usize {
+    struct Counter {
+        bytes: usize,
+        limit: usize,
+    }
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.bytes += buf.len();
+            if self.bytes > self.limit {
+                // Stops the serializer: the answer is known.
+                return Err(std::io::Error::other("over the limit"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter { bytes: 0, limit };
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.bytes
 }

@@ -1,0 +1,201 @@
+//! Serve a [`Registry`] over the Model Context Protocol, with the official Rust SDK
+//! ([`rmcp`]) doing the protocol: transports, framing, version negotiation (2024-11-05
+//! through 2026-07-28, stateless `server/discover` included).
+//!
+//! toolwright brings what the SDK leaves to you: `tools/list` from the signature-derived
+//! specs (annotations from the effect class, `outputSchema` where the result has one),
+//! and `tools/call` through the dispatcher, so every argument problem comes back at once,
+//! effects and policies are enforced and outputs stay within budget.
+//!
+//! | what arrives | what the client gets |
+//! | --- | --- |
+//! | a valid call | `CallToolResult`: the model's view as a text block; `structuredContent` when the result is a JSON object |
+//! | arguments that fail the schema, a tool error, a panic, a timeout | `isError: true` with the error as JSON text (category, message, hint, every problem) |
+//! | a denied call, or one that needs approval | `isError: true` saying why (`denied`, or `awaiting_approval` with the ticket) |
+//! | an unknown tool | JSON-RPC error `-32602` "Unknown tool: …", the closest names in `data` |
+//! | arguments that are not an object, a request the SDK cannot read | JSON-RPC error `-32602` / `-32600` with the request's id |
+//! | a line or body that is not JSON | JSON-RPC error `-32700`, id `null` |
+//! | a method that does not exist | JSON-RPC error `-32601` |
+//!
+//! Approval: MCP has no approval step a server can wait on (2026-07-28's input-required
+//! results would need the client to elicit a yes/no, which clients do not do for tool
+//! calls yet), so a call that needs approval ends with an `awaiting_approval` error
+//! result holding the ticket; the harness approves it out of band
+//! ([`Registry::resume`]).
+//!
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! use toolwright::mcp::McpServer;
+//! use toolwright::{Context, Registry};
+//!
+//! let server = McpServer::new(Registry::new(), Context::new()).expect("every tool expressible");
+//! server.serve_stdio().await
+//! # }
+//! ```
+
+mod transport;
+
+use std::sync::Arc;
+
+use rmcp::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
+    ListToolsResult, PaginatedRequestParams, RequestId, ResultType, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::Value;
+
+use crate::provider::{Dialect, render_results};
+use crate::schema::lower::LoweringError;
+use crate::{Context, MissingContext, Registry, ToolCall};
+
+pub use rmcp;
+
+/// A registry and its context, served over MCP. Cheap to clone: the Streamable HTTP
+/// transport clones it for every session.
+#[derive(Clone)]
+pub struct McpServer {
+    registry: Arc<Registry>,
+    context: Arc<Context>,
+    tools: Arc<[Tool]>,
+    implementation: Implementation,
+    instructions: Option<String>,
+}
+
+/// Why a registry cannot be served.
+#[derive(Debug)]
+pub enum SetupError {
+    /// A tool needs a `#[ctx]` value the context does not hold.
+    MissingContext(MissingContext),
+    /// A tool uses a construct MCP cannot express.
+    Unexpressible(Vec<LoweringError>),
+}
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SetupError::MissingContext(missing) => missing.fmt(f),
+            SetupError::Unexpressible(errors) => {
+                write!(f, "{} tool schema(s) MCP cannot express:", errors.len())?;
+                errors.iter().try_for_each(|error| write!(f, "\n  {error}"))
+            }
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+impl McpServer {
+    /// Serves `registry`, whose tools read their `#[ctx]` values from `context`. Checks
+    /// now what would otherwise fail at the first call: every context value present,
+    /// every schema expressible in MCP.
+    pub fn new(registry: Registry, context: Context) -> Result<Self, SetupError> {
+        registry
+            .check_context(&context)
+            .map_err(SetupError::MissingContext)?;
+        let definitions = registry
+            .definitions(Dialect::Mcp)
+            .map_err(SetupError::Unexpressible)?;
+        let tools = definitions
+            .into_iter()
+            .map(|definition| {
+                serde_json::from_value::<Tool>(definition)
+                    .expect("an MCP definition is an rmcp Tool")
+            })
+            .collect();
+        Ok(McpServer {
+            registry: Arc::new(registry),
+            context: Arc::new(context),
+            tools,
+            implementation: Implementation::new("toolwright", env!("CARGO_PKG_VERSION")),
+            instructions: None,
+        })
+    }
+
+    /// The name and version the server reports to clients (default: toolwright's own).
+    pub fn with_name(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.implementation = Implementation::new(name, version);
+        self
+    }
+
+    /// Instructions a client may show its model about using these tools together.
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// The registry being served.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The tools as `tools/list` returns them.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// Answers one `tools/call`: `Err` only for a tool that does not exist (the protocol
+    /// error the spec asks for); everything else is a result the model can read.
+    pub async fn call(&self, id: String, params: CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
+        if let Err(error) = self.registry.lookup(&params.name) {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {}", error.message),
+                Some(error.to_model_json()),
+            ));
+        }
+        let arguments = Value::Object(params.arguments.unwrap_or_default());
+        let call = ToolCall::new(id, params.name.into_owned(), arguments);
+        let result = self.registry.dispatch(&self.context, call).await;
+        let rendered = render_results(Dialect::Mcp, std::slice::from_ref(&result))
+            .pop()
+            .unwrap_or(Value::Null);
+        let mut result: CallToolResult = serde_json::from_value(rendered).map_err(|error| {
+            ErrorData::internal_error(format!("rendering the result: {error}"), None)
+        })?;
+        // As rmcp's own constructors do; it drops the field for peers before 2026-07-28.
+        result.result_type = Some(ResultType::COMPLETE);
+        Ok(result)
+    }
+}
+
+fn request_id(id: &RequestId) -> String {
+    match id {
+        RequestId::Number(number) => number.to_string(),
+        RequestId::String(text) => text.to_string(),
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(self.implementation.clone());
+        if let Some(instructions) = &self.instructions {
+            config = config.with_instructions(instructions.clone());
+        }
+        config
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|tool| tool.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let id = request_id(&context.id);
+        tokio::select! {
+            result = self.call(id, request) => result.map(CallToolResponse::from),
+            () = context.ct.cancelled() => Err(ErrorData::internal_error("the client cancelled the call", None)),
+        }
+    }
+}
