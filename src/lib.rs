@@ -34,13 +34,13 @@
 pub use toolwright_core::provider::Dialect;
 pub use toolwright_core::schema::lower::{LoweringError, Target};
 pub use toolwright_core::{
-    Annotations, Arguments, CallArguments, Context, ContextType, DryRun, DryRunVerdict, Effect,
-    ErrorKind, Event, MissingContext, Observation, Prepared, Problem, Registry, RegistryError,
-    Retry, SchemaGenerator, Tool, ToolCall, ToolError, ToolFuture, ToolOutput, ToolResult,
-    ToolSchema, ToolSpec, is_valid_tool_name,
+    Annotations, Arguments, CallArguments, Content, ContentBlock, Context, ContextType, DryRun,
+    DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event, MissingContext, Observation,
+    Prepared, Problem, Registry, RegistryError, Retry, SchemaGenerator, Tool, ToolCall, ToolError,
+    ToolFuture, ToolOutput, ToolResult, ToolSchema, ToolSpec, is_valid_tool_name,
 };
 pub use toolwright_core::{
-    approval, capability, idempotency, output, policy, provider, schema, validate,
+    approval, capability, feedback, idempotency, output, policy, provider, schema, validate,
 };
 
 /// Serve a registry over MCP, stdio or Streamable HTTP (feature `mcp`).

@@ -91,3 +91,28 @@ pub(crate) fn no_parameters(spec: &ToolSpec) -> bool {
         .and_then(Value::as_object)
         .is_none_or(serde_json::Map::is_empty)
 }
+
+impl Validator {
+    /// Reads the arguments of a hand-written tool (one whose schema is known only at run
+    /// time): the JSON value when it meets the schema, else the same `invalid_arguments`
+    /// error a `#[tool]` gives, listing every problem.
+    pub fn read_arguments(&self, spec: &ToolSpec, args: Arguments<'_>) -> Result<Value, ToolError> {
+        let value = match args {
+            Arguments::Value(value) => value.clone(),
+            Arguments::Json(json) => {
+                serde_json::from_str(json).map_err(|error| not_json(spec, &error))?
+            }
+        };
+        check_is_object(spec, &value)?;
+        if self.is_valid(&value) {
+            Ok(value)
+        } else {
+            Err(invalid_arguments(
+                spec,
+                self,
+                Arguments::Value(&value),
+                None,
+            ))
+        }
+    }
+}

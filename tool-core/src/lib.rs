@@ -8,10 +8,12 @@
 pub mod approval;
 mod arguments;
 pub mod capability;
+mod content;
 mod context;
 mod dispatch;
 mod effect;
 mod error;
+pub mod feedback;
 pub mod idempotency;
 #[cfg(feature = "mcp")]
 pub mod mcp;
@@ -29,6 +31,7 @@ pub mod validate;
 #[doc(hidden)]
 pub mod private;
 
+pub use content::{Content, ContentBlock, EmbeddedResource};
 pub use context::{Context, ContextType};
 pub use dispatch::{CallArguments, DryRun, DryRunVerdict, Event, ToolCall, ToolResult};
 pub use effect::{Annotations, Effect};

@@ -148,6 +148,10 @@ pub enum ToolOutput {
         /// What the model reads.
         for_model: String,
     },
+    /// Blocks of text, images, audio and embedded resources (a tool that returns
+    /// [`Content`](crate::Content)). MCP clients receive the blocks; other providers read
+    /// them as text.
+    Content(Vec<crate::ContentBlock>),
 }
 
 impl ToolOutput {
@@ -168,6 +172,7 @@ impl ToolOutput {
             ToolOutput::Json(value) => value.to_string(),
             ToolOutput::Empty => String::new(),
             ToolOutput::Observation { for_model, .. } => for_model.clone(),
+            ToolOutput::Content(blocks) => crate::content::text_of(blocks),
         }
     }
 }

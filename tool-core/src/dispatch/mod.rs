@@ -698,6 +698,17 @@ impl Registry {
                 },
             ) => (!fits(text, budget)).then(|| fit_text(text.clone(), budget, save)),
             Ok(ToolOutput::Json(value)) => Some(fit_json(value, budget, save)),
+            Ok(ToolOutput::Content(blocks)) => {
+                let text = crate::content::text_of(blocks);
+                Some(if fits(&text, budget) {
+                    ModelView {
+                        text,
+                        truncated: None,
+                    }
+                } else {
+                    fit_text(text, budget, save)
+                })
+            }
             Ok(ToolOutput::Empty) => None,
             Err(error) => {
                 let text = error.to_model_text();

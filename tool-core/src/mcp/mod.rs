@@ -33,18 +33,21 @@
 //! # }
 //! ```
 
+mod logging;
 mod transport;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
-    ListToolsResult, PaginatedRequestParams, RequestId, ResultType, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, RequestId,
+    ResultType, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
+use crate::feedback::{self, Feedback, Level};
 use crate::provider::{Dialect, render_results};
 use crate::schema::lower::LoweringError;
 use crate::{Context, MissingContext, Registry, ToolCall};
@@ -60,6 +63,8 @@ pub struct McpServer {
     tools: Arc<[Tool]>,
     implementation: Implementation,
     instructions: Option<String>,
+    /// The lowest level a legacy session asked for with `logging/setLevel`.
+    log_level: Arc<Mutex<Option<Level>>>,
 }
 
 /// Why a registry cannot be served.
@@ -109,6 +114,7 @@ impl McpServer {
             tools,
             implementation: Implementation::new("toolwright", env!("CARGO_PKG_VERSION")),
             instructions: None,
+            log_level: Arc::default(),
         })
     }
 
@@ -134,9 +140,23 @@ impl McpServer {
         &self.tools
     }
 
+    /// The same tools for another client: its own `logging/setLevel`.
+    fn new_session(&self) -> Self {
+        McpServer {
+            log_level: Arc::default(),
+            ..self.clone()
+        }
+    }
+
     /// Answers one `tools/call`: `Err` only for a tool that does not exist (the protocol
-    /// error the spec asks for); everything else is a result the model can read.
-    pub async fn call(&self, id: String, params: CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
+    /// error the spec asks for); everything else is a result the model can read. What the
+    /// tool reports with [`feedback`](crate::feedback) goes to `sink`.
+    pub async fn call(
+        &self,
+        id: String,
+        params: CallToolRequestParams,
+        sink: impl Fn(Feedback) + Send + Sync + 'static,
+    ) -> Result<CallToolResult, ErrorData> {
         if let Err(error) = self.registry.lookup(&params.name) {
             return Err(ErrorData::invalid_params(
                 format!("Unknown tool: {}", error.message),
@@ -145,7 +165,7 @@ impl McpServer {
         }
         let arguments = Value::Object(params.arguments.unwrap_or_default());
         let call = ToolCall::new(id, params.name.into_owned(), arguments);
-        let result = self.registry.dispatch(&self.context, call).await;
+        let result = feedback::scope(sink, self.registry.dispatch(&self.context, call)).await;
         let rendered = render_results(Dialect::Mcp, std::slice::from_ref(&result))
             .pop()
             .unwrap_or(Value::Null);
@@ -158,6 +178,44 @@ impl McpServer {
     }
 }
 
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Sends one message of a running tool: progress when the request carried a progress
+/// token, a log message at or above the level the client asked for.
+async fn notify(
+    context: &RequestContext<RoleServer>,
+    progress_token: Option<&ProgressToken>,
+    log_level: Option<Level>,
+    message: Feedback,
+) {
+    let sent = match message {
+        Feedback::Progress {
+            progress,
+            total,
+            message,
+        } => {
+            let Some(token) = progress_token else { return };
+            let mut param = ProgressNotificationParam::new(token.clone(), progress);
+            param.total = total;
+            param.message = message;
+            context.peer.notify_progress(param).await
+        }
+        Feedback::Log { level, message } => {
+            if log_level.is_none_or(|wanted| level < wanted) {
+                return;
+            }
+            logging::send(&context.peer, level, message).await
+        }
+    };
+    if let Err(error) = sent {
+        tracing::debug!(%error, "a tool's feedback could not be sent");
+    }
+}
+
 fn request_id(id: &RequestId) -> String {
     match id {
         RequestId::Number(number) => number.to_string(),
@@ -165,10 +223,16 @@ fn request_id(id: &RequestId) -> String {
     }
 }
 
+// Logging is deprecated by SEP-2577 (rmcp marks it so); it is served while clients use it.
+#[allow(deprecated)]
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(self.implementation.clone());
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        let mut config =
+            ServerConfig::new(capabilities).with_server_info(self.implementation.clone());
         if let Some(instructions) = &self.instructions {
             config = config.with_instructions(instructions.clone());
         }
@@ -193,9 +257,32 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let id = request_id(&context.id);
+        let progress_token = context.meta.get_progress_token();
+        let log_level = logging::requested(&context).or(*lock(&self.log_level));
+        // Feedback leaves the tool through a channel and reaches the client in order,
+        // before the result.
+        let (send, mut feedback) = tokio::sync::mpsc::unbounded_channel();
+        let call = self.call(id, request, move |message| {
+            let _ = send.send(message);
+        });
+        let forward = async {
+            while let Some(message) = feedback.recv().await {
+                notify(&context, progress_token.as_ref(), log_level, message).await;
+            }
+        };
+        let run = async { tokio::join!(call, forward).0 };
         tokio::select! {
-            result = self.call(id, request) => result.map(CallToolResponse::from),
+            result = run => result.map(CallToolResponse::from),
             () = context.ct.cancelled() => Err(ErrorData::internal_error("the client cancelled the call", None)),
         }
+    }
+
+    async fn set_level(
+        &self,
+        request: logging::SetLevel,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        *lock(&self.log_level) = Some(logging::level_of(&request));
+        Ok(())
     }
 }

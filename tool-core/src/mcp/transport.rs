@@ -19,7 +19,9 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorData, JsonRpcMessage
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader,
+};
 use tokio::net::TcpListener;
 
 use super::McpServer;
@@ -124,11 +126,11 @@ impl McpServer {
 
     /// [`McpServer::serve_http`] on a listener you bound (port 0 in a test, say).
     pub async fn serve_http_on(self, listener: TcpListener) -> io::Result<()> {
-        let config = StreamableHttpServerConfig::default()
-            .with_max_request_body_bytes(MAX_MESSAGE_BYTES);
+        let config =
+            StreamableHttpServerConfig::default().with_max_request_body_bytes(MAX_MESSAGE_BYTES);
         let server = self;
         let sdk = TowerToHyperService::new(StreamableHttpService::new(
-            move || Ok(server.clone()),
+            move || Ok(server.new_session()),
             Arc::new(LocalSessionManager::default()),
             config,
         ));
@@ -198,39 +200,22 @@ fn error_reply(id: Value, error: ErrorData) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": error})
 }
 
-/// The requests MCP defines, from the client to the server.
-const MCP_REQUESTS: &[&str] = &[
-    "initialize",
-    "ping",
-    "server/discover",
-    "prompts/get",
-    "prompts/list",
-    "resources/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "resources/templates/list",
-    "subscriptions/listen",
-    "tools/call",
-    "tools/list",
-    "completion/complete",
-    "logging/setLevel",
-    "tasks/get",
-    "tasks/update",
-    "tasks/cancel",
-];
+/// The methods this server answers whose malformed params the screen reports itself
+/// (the SDK would call them unknown methods). Others, including the ones 2026-07-28
+/// removed, are the SDK's to answer.
+const SERVED: &[&str] = &["tools/call", "tools/list"];
 
 /// The error reply for a message the SDK cannot read, or `None` to pass it on. JSON that
 /// is no request (no id) is passed on: the SDK ignores what it may ignore.
 fn screen(message: &[u8]) -> Option<Value> {
     let message = message.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(message);
     let error = match serde_json::from_slice::<ClientJsonRpcMessage>(message) {
-        // A request for a method MCP defines whose params the SDK could not read
-        // arrives as a "custom" request, which would be answered "method not found".
+        // A request for a method this server serves whose params the SDK could not
+        // read arrives as a "custom" request, which would be answered "method not found".
         Ok(JsonRpcMessage::Request(JsonRpcRequest {
             request: ClientRequest::CustomRequest(custom),
             ..
-        })) if MCP_REQUESTS.contains(&custom.method.as_str()) => {
+        })) if SERVED.contains(&custom.method.as_str()) => {
             "the params do not have the shape the method takes".to_owned()
         }
         Ok(_) => return None,
@@ -243,17 +228,21 @@ fn screen(message: &[u8]) -> Option<Value> {
             return Some(error_reply(Value::Null, error));
         }
     };
-    let id = value.get("id").filter(|id| id.is_string() || id.is_number())?;
+    let id = value
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number())?;
     let method = value.get("method").and_then(Value::as_str);
     let arguments = value.pointer("/params/arguments");
     let error = match (method, arguments) {
-        (Some("tools/call"), Some(arguments)) if !arguments.is_object() => ErrorData::invalid_params(
-            format!(
-                "Invalid params: tools/call `arguments` must be a JSON object, got {}",
-                kind_of(arguments)
-            ),
-            None,
-        ),
+        (Some("tools/call"), Some(arguments)) if !arguments.is_object() => {
+            ErrorData::invalid_params(
+                format!(
+                    "Invalid params: tools/call `arguments` must be a JSON object, got {}",
+                    kind_of(arguments)
+                ),
+                None,
+            )
+        }
         (Some(method), _) if value.get("params").is_some() => {
             ErrorData::invalid_params(format!("Invalid params for {method}: {error}"), None)
         }
@@ -308,7 +297,11 @@ async fn read_line<R: AsyncBufRead + Unpin>(input: &mut R, max: usize) -> io::Re
             if line.last() == Some(&b'\r') {
                 line.pop();
             }
-            return Ok(if too_long { Line::TooLong } else { Line::Complete(line) });
+            return Ok(if too_long {
+                Line::TooLong
+            } else {
+                Line::Complete(line)
+            });
         }
     }
 }

@@ -221,10 +221,21 @@ fn gemini_part(result: &ToolResult) -> Value {
 }
 
 fn mcp_result(result: &ToolResult) -> Value {
-    let mut out = json!({
-        "content": [{"type": "text", "text": result.for_model()}],
-        "isError": result.is_error(),
-    });
+    let text = || json!({"type": "text", "text": result.for_model()});
+    let content = match &result.outcome {
+        // The blocks as they are, unless the text was cut to the budget: then the cut
+        // text, then the blocks that are not text.
+        Ok(ToolOutput::Content(blocks)) => {
+            let truncated = result.truncation().is_some();
+            let blocks = blocks
+                .iter()
+                .filter(|block| !(truncated && matches!(block, crate::ContentBlock::Text { .. })));
+            let blocks = blocks.map(|block| serde_json::to_value(block).unwrap_or(Value::Null));
+            truncated.then(text).into_iter().chain(blocks).collect()
+        }
+        _ => vec![text()],
+    };
+    let mut out = json!({"content": content, "isError": result.is_error()});
     if let Ok(
         ToolOutput::Json(value @ Value::Object(_))
         | ToolOutput::Observation {

@@ -55,6 +55,8 @@ pub(crate) struct SchemaNode {
     pub any_of: Vec<usize>,
     pub one_of: Vec<usize>,
     pub not: Option<usize>,
+    /// `if`, with `then` and `else` when present.
+    pub condition: Option<(usize, Option<usize>, Option<usize>)>,
 }
 
 /// A set of JSON types, from `type`.
@@ -305,6 +307,16 @@ impl<'a> Compiler<'a> {
         }
         if let Some(not) = map.get("not") {
             node.not = Some(self.sub(pointer, "not", not)?);
+        }
+        // `then` and `else` without `if` are annotations, as 2020-12 says.
+        if let Some(condition) = map.get("if") {
+            let mut branch = |key| {
+                map.get(key)
+                    .map(|schema| self.sub(pointer, key, schema))
+                    .transpose()
+            };
+            let (then, otherwise) = (branch("then")?, branch("else")?);
+            node.condition = Some((self.sub(pointer, "if", condition)?, then, otherwise));
         }
         // `$defs` are compiled when a `$ref` reaches them.
         Ok(node)

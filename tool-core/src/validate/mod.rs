@@ -220,6 +220,13 @@ impl Validator {
         if !schema.one_of.is_empty() {
             self.check_alternatives(&schema.one_of, true, value, path, issues);
         }
+        if let Some((condition, then, otherwise)) = schema.condition {
+            let mut inner = Vec::new();
+            self.check(condition, value, path, &mut inner);
+            if let Some(branch) = if inner.is_empty() { then } else { otherwise } {
+                self.check(branch, value, path, issues);
+            }
+        }
         if let Some(not) = schema.not {
             let mut inner = Vec::new();
             self.check(not, value, path, &mut inner);
@@ -593,5 +600,40 @@ mod tests {
             Validator::compile(&json!({"$ref": "#/$defs/missing"}), Options::SPECIFICATION)
                 .is_err()
         );
+    }
+
+    #[test]
+    fn if_then_else_picks_the_branch_the_condition_chooses() {
+        // The conformance suite's contact schema: a phone when the method is phone,
+        // else an email.
+        let schema = json!({
+            "type": "object",
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]}
+        });
+        assert!(
+            problems(
+                schema.clone(),
+                json!({"contactMethod": "phone", "phone": "1"})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            problems(
+                schema.clone(),
+                json!({"contactMethod": "phone", "email": "a@b.c"})
+            ),
+            ["$: missing required field 'phone'"]
+        );
+        assert_eq!(
+            problems(schema.clone(), json!({"phone": "1"})),
+            ["$: missing required field 'email'"]
+        );
+        assert!(problems(schema, json!({"email": "a@b.c"})).is_empty());
+        // Without `if`, `then` and `else` assert nothing.
+        assert!(problems(json!({"then": false, "else": false}), json!(1)).is_empty());
+        // An `if` alone asserts nothing either.
+        assert!(problems(json!({"if": false}), json!(1)).is_empty());
     }
 }

@@ -1,0 +1,51 @@
+//! The official MCP conformance suite against `examples/mcp_conformance.rs`, through
+//! `scripts/mcp-conformance` (which installs the pinned suite and the Node.js it needs
+//! from the npm registry). Both frozen requirement sets run; only the out-of-scope
+//! scenarios in `tests/mcp/conformance/expected-failures-*.yml` may fail.
+
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn official_conformance_suite_passes_every_tool_scenario() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut script = Command::new(root.join("scripts/mcp-conformance"));
+    // Build the server with this test's features, so nothing is rebuilt.
+    if cfg!(feature = "redb") {
+        script.env("TOOLWRIGHT_FEATURES", "redb");
+    }
+    let output = script.output().expect("scripts/mcp-conformance runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the conformance suite found unexpected failures (or a listed one now passes: remove it \
+         from tests/mcp/conformance/expected-failures-*.yml):\n{stdout}\n{stderr}"
+    );
+    // Both revisions ran, and the tool scenarios were among what passed.
+    for revision in ["2025-11-25", "2026-07-28"] {
+        assert!(
+            stderr.contains(&format!("requirements {revision}")),
+            "{stderr}"
+        );
+    }
+    for scenario in [
+        "tools-list",
+        "tools-call-simple-text",
+        "tools-call-image",
+        "tools-call-audio",
+        "tools-call-embedded-resource",
+        "tools-call-mixed-content",
+        "tools-call-error",
+        "tools-call-with-progress",
+    ] {
+        let passed = stdout
+            .lines()
+            .filter(|line| line.starts_with('✓') && line.contains(&format!(" {scenario}:")))
+            .count();
+        assert_eq!(
+            passed, 2,
+            "{scenario} should pass in both revisions:\n{stdout}"
+        );
+    }
+}

@@ -1,0 +1,417 @@
+//! The example MCP server (`examples/mcp_server.rs`) against code nobody here wrote, and
+//! against bad input on the wire.
+//!
+//! - The official Python SDK's client, in both protocol eras, over stdio
+//!   (`tests/mcp/client.py`, in a virtualenv `scripts/python-env` creates).
+//! - Raw JSON-RPC lines and HTTP bodies a client should never send: each gets its error,
+//!   and the next request is still answered.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The example server, built with this test's own features (so nothing is rebuilt).
+fn server_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let mut features = vec!["mcp"];
+        if cfg!(feature = "redb") {
+            features.push("redb");
+        }
+        let output = Command::new(env!("CARGO"))
+            .current_dir(MANIFEST_DIR)
+            .args(["build", "--example", "mcp_server", "--message-format=json"])
+            .args(["--features", &features.join(",")])
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("cargo runs");
+        assert!(
+            output.status.success(),
+            "building the example server failed"
+        );
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|message| message["target"]["name"] == "mcp_server")
+            .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+            .expect("cargo names the example's executable")
+    })
+}
+
+#[test]
+fn python_sdk_client_in_both_protocol_eras() {
+    let setup = Command::new(Path::new(MANIFEST_DIR).join("scripts/python-env"))
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("scripts/python-env runs");
+    assert!(
+        setup.status.success(),
+        "scripts/python-env could not create the virtualenv (it installs tests/mcp/requirements.txt from PyPI)"
+    );
+    let python = String::from_utf8(setup.stdout).expect("a path");
+    for mode in ["legacy", "2026-07-28"] {
+        let output = Command::new(python.trim())
+            .arg(Path::new(MANIFEST_DIR).join("tests/mcp/client.py"))
+            .arg(mode)
+            .arg(server_binary())
+            .output()
+            .expect("python runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success(),
+            "the Python client ({mode}) failed:\n{stdout}\n{stderr}"
+        );
+        assert!(stdout.contains("answered as expected"), "{stdout}");
+    }
+}
+
+/// The server on stdio, with its replies read on a thread, each waited for with a limit.
+struct StdioServer {
+    child: Child,
+    stdin: ChildStdin,
+    replies: Receiver<Value>,
+}
+
+impl StdioServer {
+    fn start() -> Self {
+        let mut child = Command::new(server_binary())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        let stdin = child.stdin.take().expect("piped");
+        let stdout = BufReader::new(child.stdout.take().expect("piped"));
+        let (send, replies) = channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let line = line.expect("the server writes UTF-8");
+                let reply = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("the server wrote a line that is not JSON ({e}): {line}")
+                });
+                if send.send(reply).is_err() {
+                    return;
+                }
+            }
+        });
+        StdioServer {
+            child,
+            stdin,
+            replies,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.stdin
+            .write_all(line.as_bytes())
+            .expect("the server reads");
+        self.stdin.write_all(b"\n").expect("the server reads");
+        self.stdin.flush().expect("the server reads");
+    }
+
+    fn reply(&self, id: &Value) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let reply = self
+                .replies
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no reply with id {id} within 30 s"));
+            if &reply["id"] == id {
+                return reply;
+            }
+        }
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send(&request.to_string());
+        self.reply(&json!(id))
+    }
+
+    fn initialize(&mut self) {
+        let init = self.request(
+            0,
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "wire-test", "version": "1"}}),
+        );
+        assert_eq!(init["result"]["serverInfo"]["name"], "toolwright-example");
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+}
+
+impl Drop for StdioServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn convert(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "convert_temperature", "arguments": {"value": 100, "from": "celsius", "to": "fahrenheit"}}})
+}
+
+fn assert_still_serving(server: &mut StdioServer, id: u64) {
+    server.send(&convert(id).to_string());
+    let reply = server.reply(&json!(id));
+    assert_eq!(reply["result"]["content"][0]["text"], "212.0", "{reply}");
+}
+
+#[test]
+fn bad_input_on_stdio_gets_its_error_and_the_server_keeps_serving() {
+    let mut server = StdioServer::start();
+    server.initialize();
+
+    // Not JSON: a parse error, id null (there is no id to read).
+    server.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list""#);
+    let reply = server.reply(&Value::Null);
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    assert_still_serving(&mut server, 2);
+
+    // A method that does not exist.
+    let reply = server.request(3, "tools/run", json!({}));
+    assert_eq!(reply["error"]["code"], -32601, "{reply}");
+    assert_still_serving(&mut server, 4);
+
+    // Arguments that are not an object: invalid params, with the request's id.
+    for (id, arguments) in [
+        (5, json!("{\"value\": 1}")),
+        (6, json!([1, 2])),
+        (7, json!(true)),
+    ] {
+        let reply = server.request(
+            id,
+            "tools/call",
+            json!({"name": "convert_temperature", "arguments": arguments}),
+        );
+        assert_eq!(reply["error"]["code"], -32602, "{reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("must be a JSON object"),
+            "{reply}"
+        );
+    }
+    assert_still_serving(&mut server, 8);
+
+    // A 10 MB argument string: within the transport's message limit, over the
+    // registry's argument limit, so the model gets a result it can act on.
+    let huge = "x".repeat(10 << 20);
+    let reply = server.request(
+        9,
+        "tools/call",
+        json!({"name": "search_notes", "arguments": {"query": huge}}),
+    );
+    assert_eq!(
+        reply["result"]["isError"],
+        true,
+        "{}",
+        &reply.to_string()[..300]
+    );
+    let error: Value =
+        serde_json::from_str(reply["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(error["error"], "invalid_arguments");
+    assert!(
+        error["message"].as_str().unwrap().contains("too large"),
+        "{error}"
+    );
+    assert_still_serving(&mut server, 10);
+
+    // A line over the transport's limit (16 MiB): an invalid request, and on we go.
+    let oversized = format!(
+        r#"{{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{{"name":"search_notes","arguments":{{"query":"{}"}}}}}}"#,
+        "x".repeat(17 << 20)
+    );
+    server.send(&oversized);
+    let reply = server.reply(&Value::Null);
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert_still_serving(&mut server, 12);
+
+    // An unknown tool: the protocol error the spec asks for, naming the closest tool.
+    let reply = server.request(
+        13,
+        "tools/call",
+        json!({"name": "convert_temp", "arguments": {}}),
+    );
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert_eq!(reply["error"]["data"]["error"], "unknown_tool", "{reply}");
+    assert_still_serving(&mut server, 14);
+}
+
+#[test]
+fn stdio_server_exits_when_its_input_closes() {
+    let mut server = StdioServer::start();
+    server.initialize();
+    let StdioServer { child, stdin, .. } = &mut server;
+    drop(std::mem::replace(stdin, {
+        // Replace the handle with one to a process that is already gone, closing ours.
+        let mut sink = Command::new("true").stdin(Stdio::piped()).spawn().unwrap();
+        let handle = sink.stdin.take().unwrap();
+        sink.wait().unwrap();
+        handle
+    }));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "the server exited with {status}");
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("the server was still running 10 s after its input closed");
+}
+
+/// The server on Streamable HTTP, on a port it was free to take.
+struct HttpServer {
+    child: Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(server_binary())
+            .args(["--http", &format!("127.0.0.1:{port}")])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "the server did not listen within 30 s"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        HttpServer { child, url }
+    }
+
+    /// POSTs `body` as a 2026-07-28 client does: the protocol version, and the method and
+    /// tool name mirrored into headers. The status and the JSON-RPC message (from a JSON
+    /// or an SSE body).
+    fn post(&self, body: &str) -> (u16, Value) {
+        let message: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+        let mut headers = vec![("MCP-Protocol-Version", "2026-07-28")];
+        if let Some(method) = message["method"].as_str() {
+            headers.push(("Mcp-Method", method));
+        }
+        if let Some(name) = message["params"]["name"].as_str() {
+            headers.push(("Mcp-Name", name));
+        }
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .new_agent();
+        let mut request = agent
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let mut response = request.send(body).expect("the server answers");
+        let status = response.status().as_u16();
+        let text = response.body_mut().read_to_string().expect("a body");
+        // An SSE body carries the message on a `data:` line.
+        let json = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .find(|data| data.starts_with('{'))
+            .unwrap_or(&text);
+        (status, serde_json::from_str(json).unwrap_or(Value::Null))
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A stateless (2026-07-28) request: every request carries its protocol version.
+fn stateless(id: u64, method: &str, mut params: Value) -> String {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "wire-test", "version": "1"},
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+#[test]
+fn bad_input_over_http_gets_its_error_and_the_server_keeps_serving() {
+    let server = HttpServer::start();
+    let call = |id| {
+        stateless(
+            id,
+            "tools/call",
+            json!({"name": "convert_temperature", "arguments": {"value": 100, "from": "celsius", "to": "fahrenheit"}}),
+        )
+    };
+    let (status, reply) = server.post(&call(1));
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["result"]["content"][0]["text"], "212.0", "{reply}");
+
+    let (status, reply) = server.post(r#"{"jsonrpc":"2.0","id":2,"#);
+    assert_eq!(
+        (status, &reply["error"]["code"]),
+        (400, &json!(-32700)),
+        "{reply}"
+    );
+
+    let (_, reply) = server.post(&stateless(
+        3,
+        "tools/call",
+        json!({"name": "convert_temperature", "arguments": 7}),
+    ));
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert_eq!(reply["id"], 3, "{reply}");
+
+    let (_, reply) = server.post(&stateless(
+        4,
+        "tools/call",
+        json!({"name": "convert_temp", "arguments": {}}),
+    ));
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean 'convert_temperature'"),
+        "{reply}"
+    );
+
+    let huge = "x".repeat(10 << 20);
+    let (_, reply) = server.post(&stateless(
+        5,
+        "tools/call",
+        json!({"name": "search_notes", "arguments": {"query": huge}}),
+    ));
+    assert_eq!(
+        reply["result"]["isError"],
+        true,
+        "{}",
+        &reply.to_string()[..300]
+    );
+
+    let (status, reply) = server.post(&call(6));
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["result"]["content"][0]["text"], "212.0", "{reply}");
+}
