@@ -175,8 +175,9 @@ fn arguments_of(arguments: Option<&Value>) -> CallArguments {
 ///   first, with `is_error`.
 /// - Gemini: one `user` turn of `functionResponse` parts (`{"output": ...}` or
 ///   `{"error": ...}`).
-/// - MCP: one `CallToolResult` per result: `content`, `isError`, and `structuredContent`
-///   when the output is a JSON object (never on an error).
+/// - MCP: one `CallToolResult` per result: `content` (the model's view as a text block;
+///   a [`Content`](crate::Content) result's own blocks), `isError`, and
+///   `structuredContent` when the output is a JSON object (never on an error).
 pub fn render_results(dialect: Dialect, results: &[ToolResult]) -> Vec<Value> {
     match dialect {
         Dialect::OpenAiChat { .. } => results

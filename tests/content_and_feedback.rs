@@ -1,0 +1,168 @@
+//! Results made of blocks (`Content`) in every dialect, and what tools report while they
+//! run (`feedback`).
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use toolwright::feedback::{self, Feedback, Level};
+use toolwright::output::OutputBudget;
+use toolwright::provider::render_results;
+use toolwright::{Content, Context, Dialect, Registry, ToolCall, ToolOutput, ToolResult, tool};
+
+const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0, 1, 2, 3, 4, 5];
+
+/// Render the weekly sales chart.
+#[tool(effect = "read_only")]
+fn sales_chart() -> Content {
+    Content::new()
+        .text("Sales rose 4% this week.")
+        .image(PNG, "image/png")
+        .resource_text("file:///sales.csv", "text/csv", "week,sales\n1,100\n")
+}
+
+/// Render the yearly sales chart, with every week's figure.
+#[tool(effect = "read_only")]
+fn yearly_chart() -> Content {
+    let weeks: String = (1..=52)
+        .map(|week| format!("week {week}: {}\n", 100 + week))
+        .collect();
+    Content::new().text(weeks).image(PNG, "image/png")
+}
+
+/// Index the workspace.
+#[tool(effect = "read_only")]
+async fn reindex(
+    /// How many files to index.
+    files: u32,
+) -> String {
+    for done in 1..=files {
+        feedback::progress(f64::from(done), Some(f64::from(files)), Some("indexing"));
+        tokio::task::yield_now().await;
+    }
+    feedback::log(Level::Info, "index rebuilt");
+    format!("{files} files indexed")
+}
+
+fn run<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+fn dispatch(registry: &Registry, name: &str, arguments: &str) -> ToolResult {
+    run(registry.dispatch(&Context::new(), ToolCall::new("call-1", name, arguments)))
+}
+
+#[test]
+fn content_blocks_reach_mcp_as_blocks_and_other_providers_as_text() {
+    let result = dispatch(&Registry::new().with(SalesChart), "sales_chart", "{}");
+    let Ok(ToolOutput::Content(blocks)) = &result.outcome else {
+        panic!("{:?}", result.outcome)
+    };
+    assert_eq!(blocks.len(), 3);
+
+    let mcp = &render_results(Dialect::Mcp, std::slice::from_ref(&result))[0];
+    assert_eq!(
+        mcp["content"],
+        json!([
+            {"type": "text", "text": "Sales rose 4% this week."},
+            {"type": "image", "data": "iVBORwABAgMEBQ==", "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": "file:///sales.csv", "mimeType": "text/csv", "text": "week,sales\n1,100\n"}}
+        ])
+    );
+    assert_eq!(mcp["isError"], false);
+    assert!(mcp.get("structuredContent").is_none());
+
+    // A text-only model reads the text, a placeholder for the image, and the resource.
+    let text = "Sales rose 4% this week.\n\n[image/png image, 10 bytes]\n\n\
+                [resource file:///sales.csv (text/csv)]\nweek,sales\n1,100\n";
+    assert_eq!(result.for_model(), text);
+    let chat = &render_results(
+        Dialect::OpenAiChat { strict: false },
+        std::slice::from_ref(&result),
+    )[0];
+    assert_eq!(chat["content"], text);
+}
+
+#[test]
+fn content_over_budget_sends_the_cut_text_and_keeps_the_other_blocks() {
+    let registry = Registry::new()
+        .with(YearlyChart)
+        .with_output_budget(OutputBudget::chars(200));
+    let result = dispatch(&registry, "yearly_chart", "{}");
+    assert!(result.truncation().is_some());
+    let mcp = &render_results(Dialect::Mcp, std::slice::from_ref(&result))[0];
+    let types: Vec<&str> = mcp["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|block| block["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["text", "image"]);
+    assert!(
+        result.for_model().contains("truncated"),
+        "{}",
+        result.for_model()
+    );
+    assert_eq!(mcp["content"][0]["text"], result.for_model());
+}
+
+#[test]
+fn feedback_reaches_the_scope_in_order_and_is_a_no_op_outside_one() {
+    let registry = Registry::new().with(Reindex);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = {
+        let seen = seen.clone();
+        move |message: Feedback| seen.lock().unwrap().push(message)
+    };
+    let call = ToolCall::new("1", "reindex", r#"{"files": 3}"#);
+    let result = run(feedback::scope(
+        sink,
+        registry.dispatch(&Context::new(), call),
+    ));
+    assert_eq!(result.for_model(), "3 files indexed");
+    let progress = |done: f64| Feedback::Progress {
+        progress: done,
+        total: Some(3.0),
+        message: Some("indexing".into()),
+    };
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            progress(1.0),
+            progress(2.0),
+            progress(3.0),
+            Feedback::Log {
+                level: Level::Info,
+                message: "index rebuilt".into()
+            }
+        ]
+    );
+
+    // Without a scope the same tool runs, reporting to no one.
+    let result = dispatch(&registry, "reindex", r#"{"files": 2}"#);
+    assert_eq!(result.for_model(), "2 files indexed");
+}
+
+#[test]
+fn scopes_nest_and_the_outer_one_comes_back() {
+    let outer = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let inner = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let into = |seen: &Arc<Mutex<Vec<Value>>>| {
+        let seen = seen.clone();
+        move |message: Feedback| {
+            if let Feedback::Log { message, .. } = message {
+                seen.lock().unwrap().push(json!(message));
+            }
+        }
+    };
+    run(feedback::scope(into(&outer), async {
+        feedback::log(Level::Info, "outer 1");
+        feedback::scope(into(&inner), async { feedback::log(Level::Info, "inner") }).await;
+        feedback::log(Level::Info, "outer 2");
+    }));
+    assert_eq!(*outer.lock().unwrap(), [json!("outer 1"), json!("outer 2")]);
+    assert_eq!(*inner.lock().unwrap(), [json!("inner")]);
+}
