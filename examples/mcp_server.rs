@@ -57,6 +57,7 @@ fn options() -> Result<Options, String> {
 #[tokio::main]
 async fn main() -> Result<(), String> {
     let options = options()?;
+    let scratch = options.workspace.is_none();
     let workspace = match options.workspace {
         Some(dir) => dir,
         None => {
@@ -88,5 +89,9 @@ async fn main() -> Result<(), String> {
         }
         None => server.serve_stdio().await,
     };
+    if scratch {
+        // The client closed stdio: the scratch workspace goes with the session.
+        let _ = std::fs::remove_dir_all(&workspace);
+    }
     served.map_err(|e| format!("serving: {e}"))
 }
