@@ -2,7 +2,7 @@
 //! (trybuild). Each fail case has its `.stderr` beside it: the message a user reads.
 //!
 //! Compiler messages change between releases, so the `.stderr` files hold for one
-//! compiler only. Re-bless with `TRYBUILD=overwrite cargo test --all-features --test ui` and review the
+//! compiler only. Re-bless with `TRYBUILD=overwrite cargo test -p toolwright-ui-tests` and review the
 //! diff as a user would read it.
 
 /// The compiler the committed `.stderr` files were made with.
@@ -19,31 +19,13 @@ fn check_compiler() {
         version.starts_with(&format!("{BLESSED_RUSTC} ")),
         "the ui tests' .stderr files were made with {BLESSED_RUSTC}, and this compiler is {}. \
          Run them with {BLESSED_RUSTC}, or re-bless them with \
-         `TRYBUILD=overwrite cargo test --all-features --test ui` and review every changed message.",
+         `TRYBUILD=overwrite cargo test -p toolwright-ui-tests` and review every changed message.",
         version.trim()
     );
 }
 
-/// rustc names a type by its shortest unambiguous path, and which paths are ambiguous
-/// depends on every crate in the build (with the `mcp` feature, `String` becomes
-/// `std::string::String` in some messages). The `.stderr` files are blessed with every
-/// feature on, as the README's test command and CI run them.
-fn all_features() -> bool {
-    let on = cfg!(all(feature = "mcp", feature = "redb", feature = "tokio"));
-    if !on {
-        let why = "the ui tests' .stderr files are blessed with every feature on; run \
-                   `cargo test --workspace --all-features` (the README's test command)";
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
-        eprintln!("skipped: {why}");
-    }
-    on
-}
-
 #[test]
 fn ui() {
-    if !all_features() {
-        return;
-    }
     check_compiler();
     let cases = trybuild::TestCases::new();
     cases.compile_fail("tests/ui/tool/fail/*.rs");
