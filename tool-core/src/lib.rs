@@ -23,6 +23,7 @@ pub mod policy;
 pub mod provider;
 mod registry;
 pub mod schema;
+mod similarity;
 mod spec;
 mod strict;
 mod tool;

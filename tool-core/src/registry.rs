@@ -240,7 +240,10 @@ impl Registry {
             .keys()
             .map(|candidate| {
                 (
-                    strsim::jaro_winkler(&name.to_lowercase(), &candidate.to_lowercase()),
+                    crate::similarity::jaro_winkler(
+                        &name.to_lowercase(),
+                        &candidate.to_lowercase(),
+                    ),
                     candidate.as_str(),
                 )
             })

@@ -593,7 +593,7 @@ impl Registry {
         let closest = names
             .first()
             .copied()
-            .filter(|close| strsim::jaro_winkler(name, close) > 0.7);
+            .filter(|close| crate::similarity::jaro_winkler(name, close) > 0.7);
         let message = match closest {
             Some(close) => format!("there is no tool named '{shown}'; did you mean '{close}'?"),
             None => format!("there is no tool named '{shown}'"),

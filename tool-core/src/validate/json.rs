@@ -165,6 +165,16 @@ impl JsonPath {
     }
 }
 
+impl JsonPath {
+    /// The path as text, `$.a[0]` (what `to_string` gives, without the formatter).
+    pub fn text(&self) -> String {
+        let mut text = String::with_capacity(1 + self.text.len());
+        text.push('$');
+        text.push_str(&self.text);
+        text
+    }
+}
+
 impl std::fmt::Display for JsonPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("$")?;

@@ -203,7 +203,22 @@ impl Keywords {
 
     /// Whether a number passes (the fast path's check; no messages are built).
     pub fn accepts_number(&self, n: &Number) -> bool {
-        self.number_violations(n).next().is_none()
+        use std::cmp::Ordering::{Greater, Less};
+        // Straight-line, stopping at the first failure: this runs for every constrained
+        // number of every valid call. The same rules as `number_violations`.
+        let breaks = |bound: &Option<Number>, fails: fn(Option<std::cmp::Ordering>) -> bool| {
+            bound
+                .as_ref()
+                .is_some_and(|bound| fails(compare_numbers(n, bound)))
+        };
+        !(breaks(&self.minimum, |o| o == Some(Less))
+            || breaks(&self.maximum, |o| o == Some(Greater))
+            || breaks(&self.exclusive_minimum, |o| o != Some(Greater))
+            || breaks(&self.exclusive_maximum, |o| o != Some(Less))
+            || self
+                .multiple_of
+                .as_ref()
+                .is_some_and(|factor| !is_multiple_of(n, factor)))
     }
 
     /// Whether a string passes.

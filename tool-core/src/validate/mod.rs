@@ -99,7 +99,7 @@ pub(crate) enum IssueKind {
 impl Issue {
     pub(crate) fn new(path: &JsonPath, kind: IssueKind, message: String) -> Self {
         Self {
-            path: path.to_string(),
+            path: path.text(),
             depth: path.depth(),
             kind,
             message,
@@ -455,7 +455,7 @@ fn unexpected_field(
         .iter()
         .map(|(name, _)| name.as_str())
         .filter(|name| !has_key(object, name))
-        .map(|name| (strsim::jaro_winkler(key, name), name))
+        .map(|name| (crate::similarity::jaro_winkler(key, name), name))
         .filter(|(score, _)| *score > 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0));
     if let Some((_, name)) = suggestion {
