@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::validate::Validator;
-use crate::validate::json::{show, type_name};
+use crate::validate::json::{message, show, type_name};
 use crate::{Arguments, Problem, ToolError, ToolSpec};
 
 /// The error for arguments the fast path rejected: every problem the schema finds, or
@@ -41,7 +41,7 @@ pub(crate) fn invalid_arguments(
     }
     let count = problems.len();
     ToolError::invalid_arguments(
-        format!(
+        message!(
             "{count} problem{} with the arguments of '{}'",
             if count == 1 { "" } else { "s" },
             spec.name

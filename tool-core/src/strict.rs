@@ -22,27 +22,42 @@ macro_rules! forward {
     )*};
 }
 
+macro_rules! forward_as_any {
+    ($($method:ident;)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+            self.0.deserialize_any(Wrap(visitor))
+        }
+    )*};
+}
+
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Strict<D> {
     type Error = D::Error;
 
+    // JSON scalars are read by what they are: a mismatch is then the visitor's error,
+    // which costs nothing to make (see `Mismatch`), not one the JSON parser formats.
+    // The visits are the ones the typed methods make (`i128`, `u128` keep theirs, which
+    // read integers beyond 64 bits exactly).
+    forward_as_any! {
+        deserialize_bool;
+        deserialize_i8;
+        deserialize_i16;
+        deserialize_i32;
+        deserialize_i64;
+        deserialize_u8;
+        deserialize_u16;
+        deserialize_u32;
+        deserialize_u64;
+        deserialize_f32;
+        deserialize_f64;
+        deserialize_str;
+        deserialize_string;
+    }
+
     forward! {
         deserialize_any();
-        deserialize_bool();
-        deserialize_i8();
-        deserialize_i16();
-        deserialize_i32();
-        deserialize_i64();
         deserialize_i128();
-        deserialize_u8();
-        deserialize_u16();
-        deserialize_u32();
-        deserialize_u64();
         deserialize_u128();
-        deserialize_f32();
-        deserialize_f64();
         deserialize_char();
-        deserialize_str();
-        deserialize_string();
         deserialize_bytes();
         deserialize_byte_buf();
         deserialize_option();
@@ -78,9 +93,36 @@ struct Wrap<V>(V);
 macro_rules! visit_scalar {
     ($($method:ident ( $ty:ty );)*) => {$(
         fn $method<E: de::Error>(self, value: $ty) -> Result<Self::Value, E> {
-            self.0.$method(value)
+            self.0.$method::<Mismatch>(value).map_err(Mismatch::into_error)
         }
     )*};
+}
+
+/// The error of a scalar that does not fit its type (`7` for a `String`, `25` for a
+/// `u8`). The fast path only needs to know that it failed, the slow path then explains
+/// every problem; formatting serde's message for each rejected call would cost more
+/// than the rest of the fast path, so the message is not built.
+#[derive(Debug)]
+struct Mismatch;
+
+impl Mismatch {
+    fn into_error<E: de::Error>(self) -> E {
+        E::custom("a value of another type")
+    }
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a value of another type")
+    }
+}
+
+impl std::error::Error for Mismatch {}
+
+impl de::Error for Mismatch {
+    fn custom<T: fmt::Display>(_message: T) -> Self {
+        Mismatch
+    }
 }
 
 macro_rules! wrapping_visitor {

@@ -6,6 +6,17 @@ use std::fmt::Write as _;
 
 use serde_json::{Number, Value};
 
+/// `format!` into a string made big enough up front: messages are short, and growing an
+/// empty string to their size costs more than writing them.
+macro_rules! message {
+    ($($arg:tt)*) => {{
+        let mut message = String::with_capacity(96);
+        let _ = std::fmt::Write::write_fmt(&mut message, format_args!($($arg)*));
+        message
+    }};
+}
+pub(crate) use message;
+
 /// JSON equality as JSON Schema defines it: numbers by mathematical value.
 pub fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
@@ -122,8 +133,8 @@ impl JsonPath {
     /// The root, `$`.
     pub fn root() -> Self {
         Self {
-            text: String::new(),
-            starts: Vec::new(),
+            text: String::with_capacity(32),
+            starts: Vec::with_capacity(8),
         }
     }
 

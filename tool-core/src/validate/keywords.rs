@@ -5,7 +5,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::format::Format;
-use super::json::{compare_numbers, is_multiple_of, show};
+use super::json::{compare_numbers, is_multiple_of, message, show};
 use super::{Issue, IssueKind, SchemaError};
 use crate::validate::json::JsonPath;
 
@@ -133,7 +133,7 @@ impl Keywords {
             issues.push(Issue::new(
                 path,
                 IssueKind::Constraint,
-                format!("must be {relation} {bound}, got {n}"),
+                message!("must be {relation} {bound}, got {n}"),
             ));
         }
     }

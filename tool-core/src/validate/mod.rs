@@ -23,7 +23,7 @@ pub use keywords::Keywords;
 
 use crate::Problem;
 use compile::{Node, SchemaNode, Types};
-use json::{Shown, is_integer, json_eq, show, type_name};
+use json::{Shown, is_integer, json_eq, message, show, type_name};
 
 /// How to read the schema.
 #[derive(Debug, Clone, Copy)]
@@ -176,7 +176,7 @@ impl Validator {
             issues.push(Issue::new(
                 path,
                 IssueKind::Type,
-                format!("expected {types}, got {}", DescribedValue(value)),
+                message!("expected {types}, got {}", DescribedValue(value)),
             ));
             // The keywords below assume the right type; their messages would only repeat
             // this one.
@@ -188,7 +188,7 @@ impl Validator {
             issues.push(Issue::new(
                 path,
                 IssueKind::Value,
-                format!("must be {}, got {}", show(constant), show(value)),
+                message!("must be {}, got {}", show(constant), show(value)),
             ));
         }
         if let Some(allowed) = &schema.enumeration
@@ -234,7 +234,7 @@ impl Validator {
                 issues.push(Issue::new(
                     path,
                     IssueKind::Constraint,
-                    format!("{} matches a schema it must not match", show(value)),
+                    message!("{} matches a schema it must not match", show(value)),
                 ));
             }
         }
@@ -276,7 +276,7 @@ impl Validator {
             issues.push(Issue::new(
                 path,
                 IssueKind::Constraint,
-                format!("items {first} and {second} are equal; all items must be unique"),
+                message!("items {first} and {second} are equal; all items must be unique"),
             ));
         }
     }
@@ -293,7 +293,7 @@ impl Validator {
                 issues.push(Issue::new(
                     path,
                     IssueKind::Constraint,
-                    format!("missing required field '{name}'"),
+                    message!("missing required field '{name}'"),
                 ));
             }
         }
