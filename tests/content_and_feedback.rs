@@ -84,6 +84,20 @@ fn content_blocks_reach_mcp_as_blocks_and_other_providers_as_text() {
         std::slice::from_ref(&result),
     )[0];
     assert_eq!(chat["content"], text);
+
+    // Claude reads the image itself, beside the text.
+    let claude = &render_results(
+        Dialect::Anthropic { strict: false },
+        std::slice::from_ref(&result),
+    )[0];
+    assert_eq!(
+        claude["content"][0]["content"],
+        json!([
+            {"type": "text", "text": "Sales rose 4% this week."},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORwABAgMEBQ=="}},
+            {"type": "text", "text": "[resource file:///sales.csv (text/csv)]\nweek,sales\n1,100\n"}
+        ])
+    );
 }
 
 #[test]
@@ -107,6 +121,12 @@ fn content_over_budget_sends_the_cut_text_and_keeps_the_other_blocks() {
         result.for_model()
     );
     assert_eq!(mcp["content"][0]["text"], result.for_model());
+    // Over budget, Claude gets the cut text only.
+    let claude = &render_results(
+        Dialect::Anthropic { strict: false },
+        std::slice::from_ref(&result),
+    )[0];
+    assert_eq!(claude["content"][0]["content"], result.for_model());
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::fmt;
 use serde_json::{Map, Value, json};
 
 use super::Dialect;
-use crate::{CallArguments, ToolCall, ToolOutput, ToolResult};
+use crate::{CallArguments, ContentBlock, ToolCall, ToolOutput, ToolResult};
 
 /// A provider response that does not have the documented shape.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -172,7 +172,8 @@ fn arguments_of(arguments: Option<&Value>) -> CallArguments {
 /// - OpenAI Chat: one `role: tool` message per result, with `tool_call_id`.
 /// - OpenAI Responses: `function_call_output` items.
 /// - Anthropic: one `user` message whose content is every `tool_result` block, results
-///   first, with `is_error`.
+///   first, with `is_error` (a [`Content`](crate::Content) result's images as image
+///   blocks).
 /// - Gemini: one `user` turn of `functionResponse` parts (`{"output": ...}` or
 ///   `{"error": ...}`).
 /// - MCP: one `CallToolResult` per result: `content` (the model's view as a text block;
@@ -191,7 +192,7 @@ pub fn render_results(dialect: Dialect, results: &[ToolResult]) -> Vec<Value> {
         Dialect::Anthropic { .. } => {
             let blocks: Vec<Value> = results
                 .iter()
-                .map(|r| json!({"type": "tool_result", "tool_use_id": r.call_id, "content": r.for_model(), "is_error": r.is_error()}))
+                .map(|r| json!({"type": "tool_result", "tool_use_id": r.call_id, "content": anthropic_content(r), "is_error": r.is_error()}))
                 .collect();
             vec![json!({"role": "user", "content": blocks})]
         }
@@ -200,6 +201,31 @@ pub fn render_results(dialect: Dialect, results: &[ToolResult]) -> Vec<Value> {
             vec![json!({"role": "user", "parts": parts})]
         }
         Dialect::Mcp => results.iter().map(mcp_result).collect(),
+    }
+}
+
+/// A `tool_result`'s content: the model's view as a string, or, for a [`Content`]
+/// result with an image Claude reads (JPEG, PNG, GIF, WebP) that fit the budget, its
+/// blocks: text as text, those images as base64 images, anything else as its
+/// placeholder text.
+///
+/// [`Content`]: crate::Content
+fn anthropic_content(result: &ToolResult) -> Value {
+    const IMAGES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+    let readable = |block: &ContentBlock| matches!(block, ContentBlock::Image { mime_type, .. } if IMAGES.contains(&mime_type.as_str()));
+    match &result.outcome {
+        Ok(ToolOutput::Content(blocks))
+            if result.truncation().is_none() && blocks.iter().any(readable) =>
+        {
+            let blocks = blocks.iter().map(|block| match block {
+                ContentBlock::Image { data, mime_type } if readable(block) => {
+                    json!({"type": "image", "source": {"type": "base64", "media_type": mime_type, "data": data}})
+                }
+                other => json!({"type": "text", "text": other.to_text()}),
+            });
+            Value::Array(blocks.collect())
+        }
+        _ => json!(result.for_model()),
     }
 }
 
