@@ -124,7 +124,8 @@ impl McpServer {
         self.serve_http_on(TcpListener::bind(addr).await?).await
     }
 
-    /// [`McpServer::serve_http`] on a listener you bound (port 0 in a test, say).
+    /// [`McpServer::serve_http`] on a listener you bound (port 0 in a test, say). Serves
+    /// until the process ends: a failed `accept` is logged and retried, not returned.
     pub async fn serve_http_on(self, listener: TcpListener) -> io::Result<()> {
         let config =
             StreamableHttpServerConfig::default().with_max_request_body_bytes(MAX_MESSAGE_BYTES);
@@ -135,7 +136,16 @@ impl McpServer {
             config,
         ));
         loop {
-            let (stream, _) = listener.accept().await?;
+            let stream = match listener.accept().await {
+                Ok((stream, _)) => stream,
+                // Out of file descriptors, a connection reset before it was accepted:
+                // the listener is still good, so wait a moment and go on serving.
+                Err(error) => {
+                    tracing::warn!(%error, "accepting an MCP HTTP connection failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
             let sdk = sdk.clone();
             tokio::spawn(async move {
                 let route = hyper::service::service_fn(move |request| route(sdk.clone(), request));
