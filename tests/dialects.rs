@@ -345,3 +345,41 @@ impl Tool for Renamed {
         tools::ConvertTemperature.run(ctx, args)
     }
 }
+
+/// A hand-written tool whose arguments are not an object: no provider can take it.
+struct ListArguments(toolwright::ToolSpec);
+
+impl Tool for ListArguments {
+    fn spec(&self) -> &toolwright::ToolSpec {
+        &self.0
+    }
+    fn prepare(
+        &self,
+        _: toolwright::Arguments<'_>,
+    ) -> Result<toolwright::Prepared, toolwright::ToolError> {
+        Ok(toolwright::Prepared::new(()))
+    }
+    fn run<'a>(&'a self, _: &'a Context, _: toolwright::Prepared) -> toolwright::ToolFuture<'a> {
+        Box::pin(async { Ok(toolwright::ToolOutput::Empty) })
+    }
+}
+
+#[test]
+fn a_root_that_is_not_an_object_is_refused_in_every_dialect() {
+    let spec = toolwright::ToolSpec::new(
+        "sum",
+        "Add numbers.",
+        json!({"type": "array", "items": {"type": "number"}}),
+        toolwright::Effect::ReadOnly,
+    );
+    let registry = Registry::new().with(ListArguments(spec));
+    for dialect in Dialect::ALL {
+        let errors = registry.check(dialect).unwrap_err();
+        assert!(
+            errors.iter().any(|e| e.tool == "sum"
+                && e.path.is_empty()
+                && e.reason.contains("object schema")),
+            "{dialect:?}: {errors:?}"
+        );
+    }
+}

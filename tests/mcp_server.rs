@@ -159,6 +159,22 @@ fn convert(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "convert_temperature", "arguments": {"value": 100, "from": "celsius", "to": "fahrenheit"}}})
 }
 
+/// The result for arguments over the registry's limit: an `invalid_arguments` error
+/// the model can read, not a protocol error.
+fn assert_arguments_too_large(reply: &Value) {
+    let shown: String = reply.to_string().chars().take(300).collect();
+    assert_eq!(reply["result"]["isError"], true, "{shown}");
+    let text = reply["result"]["content"][0]["text"]
+        .as_str()
+        .expect("a text block");
+    let error: Value = serde_json::from_str(text).expect("the error as JSON");
+    assert_eq!(error["error"], "invalid_arguments", "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("too large"),
+        "{error}"
+    );
+}
+
 fn assert_still_serving(server: &mut StdioServer, id: u64) {
     server.send(&convert(id).to_string());
     let reply = server.reply(&json!(id));
@@ -211,19 +227,7 @@ fn bad_input_on_stdio_gets_its_error_and_the_server_keeps_serving() {
         "tools/call",
         json!({"name": "search_notes", "arguments": {"query": huge}}),
     );
-    assert_eq!(
-        reply["result"]["isError"],
-        true,
-        "{}",
-        &reply.to_string()[..300]
-    );
-    let error: Value =
-        serde_json::from_str(reply["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
-    assert_eq!(error["error"], "invalid_arguments");
-    assert!(
-        error["message"].as_str().unwrap().contains("too large"),
-        "{error}"
-    );
+    assert_arguments_too_large(&reply);
     assert_still_serving(&mut server, 10);
 
     // A line over the transport's limit (16 MiB): an invalid request, and on we go.
@@ -404,12 +408,7 @@ fn bad_input_over_http_gets_its_error_and_the_server_keeps_serving() {
         "tools/call",
         json!({"name": "search_notes", "arguments": {"query": huge}}),
     ));
-    assert_eq!(
-        reply["result"]["isError"],
-        true,
-        "{}",
-        &reply.to_string()[..300]
-    );
+    assert_arguments_too_large(&reply);
 
     let (status, reply) = server.post(&call(6));
     assert_eq!(status, 200, "{reply}");

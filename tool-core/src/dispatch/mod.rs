@@ -580,7 +580,7 @@ impl Registry {
     }
 
     /// The tool named `name`, or the `unknown_tool` error naming the closest ones.
-    pub(crate) fn lookup(&self, name: &str) -> Result<&dyn Tool, ToolError> {
+    fn lookup(&self, name: &str) -> Result<&dyn Tool, ToolError> {
         if let Some(tool) = self.get(name) {
             return Ok(tool);
         }
@@ -699,15 +699,7 @@ impl Registry {
             ) => (!fits(text, budget)).then(|| fit_text(text.clone(), budget, save)),
             Ok(ToolOutput::Json(value)) => Some(fit_json(value, budget, save)),
             Ok(ToolOutput::Content(blocks)) => {
-                let text = crate::content::text_of(blocks);
-                Some(if fits(&text, budget) {
-                    ModelView {
-                        text,
-                        truncated: None,
-                    }
-                } else {
-                    fit_text(text, budget, save)
-                })
+                Some(fit_text(crate::content::text_of(blocks), budget, save))
             }
             Ok(ToolOutput::Empty) => None,
             Err(error) => {

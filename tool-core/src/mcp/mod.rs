@@ -40,17 +40,18 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, RequestId,
-    ResultType, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
+    ErrorCode, ErrorData, Implementation, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, RequestId, ResultType, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use crate::feedback::{self, Feedback, Level};
 use crate::provider::{Dialect, render_results};
-use crate::schema::lower::LoweringError;
-use crate::{Context, MissingContext, Registry, ToolCall};
+use crate::schema::lower::{LoweringError, Target};
+use crate::{Context, ErrorKind, MissingContext, Registry, ToolCall};
 
 pub use rmcp;
 
@@ -104,10 +105,17 @@ impl McpServer {
         let tools = definitions
             .into_iter()
             .map(|definition| {
-                serde_json::from_value::<Tool>(definition)
-                    .expect("an MCP definition is an rmcp Tool")
+                let name = definition["name"].as_str().unwrap_or_default().to_owned();
+                serde_json::from_value::<Tool>(definition).map_err(|error| {
+                    SetupError::Unexpressible(vec![LoweringError {
+                        tool: name,
+                        path: String::new(),
+                        target: Target::Mcp,
+                        reason: format!("not a valid MCP tool: {error}"),
+                    }])
+                })
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         Ok(McpServer {
             registry: Arc::new(registry),
             context: Arc::new(context),
@@ -157,15 +165,17 @@ impl McpServer {
         params: CallToolRequestParams,
         sink: impl Fn(Feedback) + Send + Sync + 'static,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(error) = self.registry.lookup(&params.name) {
+        let arguments = Value::Object(params.arguments.unwrap_or_default());
+        let call = ToolCall::new(id, params.name.into_owned(), arguments);
+        let result = feedback::scope(sink, self.registry.dispatch(&self.context, call)).await;
+        if let Some(error) = result.error()
+            && error.kind == ErrorKind::UnknownTool
+        {
             return Err(ErrorData::invalid_params(
                 format!("Unknown tool: {}", error.message),
                 Some(error.to_model_json()),
             ));
         }
-        let arguments = Value::Object(params.arguments.unwrap_or_default());
-        let call = ToolCall::new(id, params.name.into_owned(), arguments);
-        let result = feedback::scope(sink, self.registry.dispatch(&self.context, call)).await;
         let rendered = render_results(Dialect::Mcp, std::slice::from_ref(&result))
             .pop()
             .unwrap_or(Value::Null);
@@ -275,6 +285,20 @@ impl ServerHandler for McpServer {
             result = run => result.map(CallToolResponse::from),
             () = context.ct.cancelled() => Err(ErrorData::internal_error("the client cancelled the call", None)),
         }
+    }
+
+    /// A request for a method this server serves whose params rmcp could not read
+    /// reaches here as "custom": answer it as the invalid params it is.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(
+            transport::malformed_params(&request.method, request.params.as_ref()).unwrap_or_else(
+                || ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None),
+            ),
+        )
     }
 
     async fn set_level(

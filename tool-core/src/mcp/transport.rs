@@ -1,7 +1,7 @@
 //! The two transports: newline-delimited JSON-RPC on a pair of streams (stdio), and
-//! Streamable HTTP. Both screen each incoming message first, so that what the SDK would
-//! drop (a line that is not JSON) or answer without the request's id (a request it cannot
-//! read) still gets a JSON-RPC error the client can match to its request.
+//! Streamable HTTP. What the SDK would drop (a line that is not JSON), answer without the
+//! request's id (a request it cannot read) or with a bare HTTP 415 still gets a JSON-RPC
+//! error the client can match to its request.
 
 use std::convert::Infallible;
 use std::io;
@@ -15,7 +15,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use rmcp::ServiceExt as _;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorData, JsonRpcMessage, JsonRpcRequest};
+use rmcp::model::{ClientJsonRpcMessage, ErrorData, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
@@ -43,77 +43,55 @@ impl McpServer {
     }
 
     /// Serves newline-delimited JSON-RPC read from `input`, answering on `output`, until
-    /// `input` ends (stdio is this on the process's own streams).
+    /// `input` ends (stdio is this on the process's own streams). Each line is parsed
+    /// once, here: the SDK receives messages, not text.
     pub async fn serve_streams<R, W>(self, input: R, output: W) -> io::Result<()>
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (ours, sdk_side) = tokio::io::duplex(1 << 16);
-        let (from_sdk, mut to_sdk) = tokio::io::split(ours);
-        let (send_line, mut lines) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
-        // One writer, so the SDK's replies and the screen's never interleave in a line.
-        let writer = tokio::spawn(async move {
-            let mut output = output;
-            while let Some(line) = lines.recv().await {
-                output.write_all(&line).await?;
-                output.flush().await?;
-            }
-            io::Result::Ok(())
-        });
-        let replies = {
-            let send_line = send_line.clone();
-            tokio::spawn(async move {
-                let mut from_sdk = BufReader::new(from_sdk);
+        // One writer for the SDK's replies and the reader's, so lines never interleave.
+        let output = Arc::new(tokio::sync::Mutex::new(output));
+        let replies = futures_util::sink::unfold(
+            output.clone(),
+            |output, message: ServerJsonRpcMessage| async move {
+                write_line(&output, &message).await?;
+                Ok::<_, io::Error>(output)
+            },
+        );
+        let requests = futures_util::stream::unfold(
+            (BufReader::new(input), output),
+            |(mut input, output)| async move {
                 loop {
-                    let mut line = Vec::new();
-                    if from_sdk.read_until(b'\n', &mut line).await? == 0
-                        || send_line.send(line).await.is_err()
+                    let reply = match read_line(&mut input, MAX_MESSAGE_BYTES).await {
+                        Ok(Line::End) => return None,
+                        Err(error) => {
+                            tracing::debug!(%error, "reading the MCP input failed");
+                            return None;
+                        }
+                        Ok(Line::TooLong) => Some(error_reply(Value::Null, too_large())),
+                        Ok(Line::Complete(line)) if line.trim_ascii().is_empty() => None,
+                        Ok(Line::Complete(line)) => match read_message(&line) {
+                            Ok(message) => return Some((message, (input, output))),
+                            Err(reply) => reply,
+                        },
+                    };
+                    if let Some(reply) = reply
+                        && write_line(&output, &reply).await.is_err()
                     {
-                        return io::Result::Ok(());
+                        return None;
                     }
                 }
-            })
-        };
-        let sdk = tokio::spawn(async move {
-            match self.serve(sdk_side).await {
-                Ok(running) => running.waiting().await.map(drop).map_err(io::Error::other),
-                // The client left before its first request: nothing to serve.
-                Err(error) => {
-                    tracing::debug!(%error, "the MCP session ended before it started");
-                    Ok(())
-                }
-            }
-        });
-
-        let mut input = BufReader::new(input);
-        loop {
-            let reply = match read_line(&mut input, MAX_MESSAGE_BYTES).await? {
-                Line::End => break,
-                Line::TooLong => Some(error_reply(Value::Null, too_large())),
-                Line::Complete(line) if line.trim_ascii().is_empty() => None,
-                Line::Complete(mut line) => match screen(&line) {
-                    Some(reply) => Some(reply),
-                    None => {
-                        line.push(b'\n');
-                        to_sdk.write_all(&line).await?;
-                        None
-                    }
-                },
-            };
-            if let Some(reply) = reply {
-                let mut line = serde_json::to_vec(&reply).map_err(io::Error::other)?;
-                line.push(b'\n');
-                if send_line.send(line).await.is_err() {
-                    break;
-                }
+            },
+        );
+        match self.serve((Box::pin(replies), Box::pin(requests))).await {
+            Ok(running) => running.waiting().await.map(drop).map_err(io::Error::other),
+            // The client left before its first request: nothing to serve.
+            Err(error) => {
+                tracing::debug!(%error, "the MCP session ended before it started");
+                Ok(())
             }
         }
-        to_sdk.shutdown().await?;
-        drop(send_line);
-        sdk.await.map_err(io::Error::other)??;
-        replies.await.map_err(io::Error::other)??;
-        writer.await.map_err(io::Error::other)?
     }
 
     /// Serves Streamable HTTP on `addr`, at [`HTTP_PATH`], until the process ends. Both
@@ -176,12 +154,31 @@ where
         return Ok(json_response(StatusCode::PAYLOAD_TOO_LARGE, &reply));
     };
     let body = body.to_bytes();
-    if parts.method == Method::POST
-        && let Some(reply) = screen(&body)
+    let post = parts.method == Method::POST;
+    let response = sdk
+        .call(Request::from_parts(parts, Full::new(body.clone())))
+        .await?;
+    // The SDK answers a body it cannot read with a bare 415; say what was wrong, as a
+    // JSON-RPC error with the request's id where there is one. (Parsed again only then.)
+    if post
+        && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
+        && let Err(Some(reply)) = read_message(&body)
     {
         return Ok(json_response(StatusCode::BAD_REQUEST, &reply));
     }
-    sdk.call(Request::from_parts(parts, Full::new(body))).await
+    Ok(response)
+}
+
+/// Writes one message and its newline.
+async fn write_line<W: AsyncWrite + Unpin, T: serde::Serialize>(
+    output: &tokio::sync::Mutex<W>,
+    message: &T,
+) -> io::Result<()> {
+    let mut line = serde_json::to_vec(message).map_err(io::Error::other)?;
+    line.push(b'\n');
+    let mut output = output.lock().await;
+    output.write_all(&line).await?;
+    output.flush().await
 }
 
 fn plain(status: StatusCode, body: Bytes) -> Response<Body> {
@@ -210,55 +207,53 @@ fn error_reply(id: Value, error: ErrorData) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": error})
 }
 
-/// The methods this server answers whose malformed params the screen reports itself
-/// (the SDK would call them unknown methods). Others, including the ones 2026-07-28
-/// removed, are the SDK's to answer.
-const SERVED: &[&str] = &["tools/call", "tools/list"];
-
-/// The error reply for a message the SDK cannot read, or `None` to pass it on. JSON that
-/// is no request (no id) is passed on: the SDK ignores what it may ignore.
-fn screen(message: &[u8]) -> Option<Value> {
-    let message = message.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(message);
-    let error = match serde_json::from_slice::<ClientJsonRpcMessage>(message) {
-        // A request for a method this server serves whose params the SDK could not
-        // read arrives as a "custom" request, which would be answered "method not found".
-        Ok(JsonRpcMessage::Request(JsonRpcRequest {
-            request: ClientRequest::CustomRequest(custom),
-            ..
-        })) if SERVED.contains(&custom.method.as_str()) => {
-            "the params do not have the shape the method takes".to_owned()
-        }
-        Ok(_) => return None,
-        Err(error) => error.to_string(),
+/// The message in `bytes`, or why it is none: `Err(Some(reply))` is the JSON-RPC error
+/// to send (not JSON: -32700, id null; a request the SDK cannot read: -32602 or -32600
+/// with its id), `Err(None)` JSON with no id to answer (a notification or response of
+/// another protocol, ignored as the SDK ignores it).
+fn read_message(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Option<Value>> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let error = match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
+        Ok(message) => return Ok(message),
+        Err(error) => error,
     };
-    let value: Value = match serde_json::from_slice(message) {
+    let value: Value = match serde_json::from_slice(bytes) {
         Ok(value) => value,
         Err(error) => {
             let error = ErrorData::parse_error(format!("Parse error: {error}"), None);
-            return Some(error_reply(Value::Null, error));
+            return Err(Some(error_reply(Value::Null, error)));
         }
     };
-    let id = value
+    let Some(id) = value
         .get("id")
-        .filter(|id| id.is_string() || id.is_number())?;
-    let method = value.get("method").and_then(Value::as_str);
-    let arguments = value.pointer("/params/arguments");
-    let error = match (method, arguments) {
-        (Some("tools/call"), Some(arguments)) if !arguments.is_object() => {
-            ErrorData::invalid_params(
-                format!(
-                    "Invalid params: tools/call `arguments` must be a JSON object, got {}",
-                    kind_of(arguments)
-                ),
-                None,
-            )
-        }
-        (Some(method), _) if value.get("params").is_some() => {
+        .filter(|id| id.is_string() || id.is_number())
+    else {
+        return Err(None);
+    };
+    let error = match value.get("method").and_then(Value::as_str) {
+        Some(method) if value.get("params").is_some() => {
             ErrorData::invalid_params(format!("Invalid params for {method}: {error}"), None)
         }
         _ => ErrorData::invalid_request(format!("Invalid request: {error}"), None),
     };
-    Some(error_reply(id.clone(), error))
+    Err(Some(error_reply(id.clone(), error)))
+}
+
+/// The error of a request for a method this server serves whose params the SDK could
+/// not read: it arrives as a "custom" request, which would be answered "method not
+/// found". `None` for a method this server does not serve.
+pub(super) fn malformed_params(method: &str, params: Option<&Value>) -> Option<ErrorData> {
+    if !matches!(method, "tools/call" | "tools/list") {
+        return None;
+    }
+    let message = match params.and_then(|params| params.get("arguments")) {
+        Some(arguments) if method == "tools/call" && !arguments.is_object() => format!(
+            "Invalid params: tools/call `arguments` must be a JSON object, got {}",
+            kind_of(arguments)
+        ),
+        _ => format!("Invalid params for {method}: the params do not have the shape it takes"),
+    };
+    Some(ErrorData::invalid_params(message, None))
 }
 
 fn kind_of(value: &Value) -> &'static str {

@@ -256,7 +256,7 @@ fn mcp_result(result: &ToolResult) -> Value {
             let truncated = result.truncation().is_some();
             let blocks = blocks
                 .iter()
-                .filter(|block| !(truncated && matches!(block, crate::ContentBlock::Text { .. })));
+                .filter(|block| !(truncated && matches!(block, ContentBlock::Text { .. })));
             let blocks = blocks.map(|block| serde_json::to_value(block).unwrap_or(Value::Null));
             truncated.then(text).into_iter().chain(blocks).collect()
         }

@@ -191,6 +191,13 @@ impl Lowering<'_> {
     }
 
     fn lower_root(&mut self, schema: &Value) -> Value {
+        // `#[tool]` always emits one; a hand-written `Tool` might not.
+        if schema.get("type") != Some(&json!("object")) {
+            self.error(
+                "",
+                "the root must be an object schema (`\"type\": \"object\"`): every provider takes a tool's arguments as one JSON object",
+            );
+        }
         if matches!(
             self.target,
             Target::OpenAi | Target::Anthropic | Target::GeminiJsonSchema | Target::Mcp
