@@ -158,7 +158,7 @@ impl Tool for Generated {
         Ok(Prepared::new(()))
     }
     fn run<'a>(&'a self, _: &'a Context, _: Prepared) -> ToolFuture<'a> {
-        Box::pin(async { Ok(toolwright::ToolOutput::Empty) })
+        ToolFuture::ready(Ok(toolwright::ToolOutput::Empty))
     }
 }
 

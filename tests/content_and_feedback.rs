@@ -43,6 +43,16 @@ async fn reindex(
     format!("{files} files indexed")
 }
 
+/// Count the words of a text.
+#[tool(effect = "read_only")]
+fn count_words(
+    /// The text.
+    text: String,
+) -> usize {
+    feedback::log(Level::Debug, "counting");
+    text.split_whitespace().count()
+}
+
 fn run<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -164,6 +174,46 @@ fn feedback_reaches_the_scope_in_order_and_is_a_no_op_outside_one() {
     // Without a scope the same tool runs, reporting to no one.
     let result = dispatch(&registry, "reindex", r#"{"files": 2}"#);
     assert_eq!(result.for_model(), "2 files indexed");
+}
+
+#[test]
+fn a_synchronous_tool_reports_to_the_scope_and_finishes_on_the_first_poll() {
+    use std::task::{Context as TaskContext, Poll, Waker};
+    use toolwright::{Arguments, Tool};
+
+    let logs = Arc::new(Mutex::new(0));
+    let sink = |logs: &Arc<Mutex<i32>>| {
+        let logs = logs.clone();
+        move |_: Feedback| *logs.lock().unwrap() += 1
+    };
+    let registry = Registry::new().with(CountWords);
+    let ctx = Context::new();
+    let call = ToolCall::new("1", "count_words", r#"{"text": "a b c"}"#);
+    // Dispatch runs nothing before it is polled, so the tool runs inside the scope; a
+    // synchronous tool's result is there on the first poll (a waker that does nothing
+    // would never be woken).
+    let mut scoped = std::pin::pin!(feedback::scope(sink(&logs), registry.dispatch(&ctx, call)));
+    let Poll::Ready(result) = scoped
+        .as_mut()
+        .poll(&mut TaskContext::from_waker(Waker::noop()))
+    else {
+        panic!("a synchronous tool's dispatch suspended");
+    };
+    assert_eq!(result.for_model(), "3");
+    assert_eq!(*logs.lock().unwrap(), 1);
+
+    // `Tool::call` runs a synchronous tool at once: its future is ready before any poll.
+    let future = CountWords.call(&ctx, Arguments::Json(r#"{"text": "a b"}"#));
+    assert!(future.is_ready());
+    assert_eq!(run(future).unwrap(), ToolOutput::Json(json!(2)));
+    // Wrapped in an async block, as `feedback::scope` documents, it runs in the scope.
+    let outcome = run(feedback::scope(sink(&logs), async {
+        CountWords
+            .call(&ctx, Arguments::Json(r#"{"text": "a"}"#))
+            .await
+    }));
+    assert_eq!(outcome.unwrap(), ToolOutput::Json(json!(1)));
+    assert_eq!(*logs.lock().unwrap(), 2);
 }
 
 #[test]

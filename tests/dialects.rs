@@ -360,7 +360,7 @@ impl Tool for ListArguments {
         Ok(toolwright::Prepared::new(()))
     }
     fn run<'a>(&'a self, _: &'a Context, _: toolwright::Prepared) -> toolwright::ToolFuture<'a> {
-        Box::pin(async { Ok(toolwright::ToolOutput::Empty) })
+        toolwright::ToolFuture::ready(Ok(toolwright::ToolOutput::Empty))
     }
 }
 

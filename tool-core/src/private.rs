@@ -508,7 +508,7 @@ pub fn stub_error() -> ToolError {
 
 /// The run of such a stub.
 pub fn stub_call<'a>() -> crate::ToolFuture<'a> {
-    Box::pin(async { Err(stub_error()) })
+    crate::ToolFuture::ready(Err(stub_error()))
 }
 
 /// Merges the schema of a `#[serde(flatten)]` field into the object being built: its

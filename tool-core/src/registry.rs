@@ -271,6 +271,10 @@ impl Registry {
     }
 
     /// Sets a time limit for every call; a call past it gets a `timeout` result.
+    ///
+    /// The limit ends an `async` tool at its next `.await` past the limit. A synchronous
+    /// tool holds its thread until it returns and cannot be cut short: give long work an
+    /// `async` tool (or `spawn_blocking` inside one).
     #[cfg(feature = "tokio")]
     pub fn with_timeout(mut self, limit: Duration) -> Self {
         self.settings.timeout = Some(limit);

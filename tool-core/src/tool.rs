@@ -8,8 +8,88 @@ use serde_json::Value;
 
 use crate::{Context, ContextType, Effect, ToolError, ToolSpec};
 
-/// The future a tool call returns.
-pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
+/// What a tool call ends with: the output, or the error the model reads.
+pub type ToolOutcome = Result<ToolOutput, ToolError>;
+
+/// The future a tool call returns: already finished for a synchronous tool (nothing is
+/// allocated, and the dispatcher does not suspend), a boxed future otherwise.
+///
+/// ```
+/// # use toolwright::{ToolFuture, ToolOutput};
+/// // A synchronous tool has its outcome at once.
+/// let done = ToolFuture::ready(Ok(ToolOutput::Text("42".into())));
+/// assert!(done.is_ready());
+/// // An asynchronous one is polled like any future.
+/// let later = ToolFuture::new(async { Ok(ToolOutput::Empty) });
+/// assert!(!later.is_ready());
+/// ```
+#[must_use = "a tool future does nothing for an asynchronous tool unless awaited"]
+pub struct ToolFuture<'a>(FutureState<'a>);
+
+enum FutureState<'a> {
+    /// The outcome, until it is taken.
+    Ready(Option<ToolOutcome>),
+    Pending(Pin<Box<dyn Future<Output = ToolOutcome> + Send + 'a>>),
+}
+
+impl<'a> ToolFuture<'a> {
+    /// A future that is already finished with `outcome`.
+    pub fn ready(outcome: ToolOutcome) -> Self {
+        Self(FutureState::Ready(Some(outcome)))
+    }
+
+    /// A future that runs `future` (boxed).
+    pub fn new(future: impl Future<Output = ToolOutcome> + Send + 'a) -> Self {
+        Self(FutureState::Pending(Box::pin(future)))
+    }
+
+    /// Whether the outcome is there without polling.
+    pub fn is_ready(&self) -> bool {
+        matches!(self.0, FutureState::Ready(Some(_)))
+    }
+
+    /// The outcome, when it is there without polling; the future itself otherwise.
+    pub fn into_ready(self) -> Result<ToolOutcome, Self> {
+        match self.0 {
+            FutureState::Ready(Some(outcome)) => Ok(outcome),
+            state => Err(Self(state)),
+        }
+    }
+}
+
+impl Future for ToolFuture<'_> {
+    type Output = ToolOutcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<ToolOutcome> {
+        match &mut self.get_mut().0 {
+            FutureState::Ready(outcome) => {
+                std::task::Poll::Ready(outcome.take().unwrap_or_else(|| {
+                    Err(
+                        ToolError::internal("the tool's future was polled after it finished")
+                            .with_retryable(false),
+                    )
+                }))
+            }
+            FutureState::Pending(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
+impl<'a> From<Pin<Box<dyn Future<Output = ToolOutcome> + Send + 'a>>> for ToolFuture<'a> {
+    fn from(future: Pin<Box<dyn Future<Output = ToolOutcome> + Send + 'a>>) -> Self {
+        Self(FutureState::Pending(future))
+    }
+}
+
+impl std::fmt::Debug for ToolFuture<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.is_ready() {
+            "ToolFuture(ready)"
+        } else {
+            "ToolFuture(pending)"
+        })
+    }
+}
 
 /// A tool a model can call. `#[tool]` implements it on a companion unit struct named
 /// after the function in PascalCase (`search_files` → `SearchFiles`); implement it by
@@ -34,10 +114,15 @@ pub trait Tool: Send + Sync + 'static {
 
     /// Runs the tool with arguments [`Tool::prepare`] returned. The tool's own errors come
     /// back as the [`ToolError`] it chose.
+    ///
+    /// A synchronous tool does its work here and returns [`ToolFuture::ready`]; an
+    /// asynchronous one returns [`ToolFuture::new`] and does its work when polled.
     fn run<'a>(&'a self, ctx: &'a Context, args: Prepared) -> ToolFuture<'a>;
 
-    /// The effect of this one call: the declared effect, or what the tool's classifier
-    /// (`#[tool(effect = "dynamic", classify = path)]`) says of these arguments.
+    /// The effect of this one call, for a tool whose declared effect is
+    /// [`Effect::Dynamic`]: what its classifier (`#[tool(effect = "dynamic", classify =
+    /// path)]`) says of these arguments. The dispatcher asks only such tools; any other
+    /// tool's effect is the one its spec declares.
     fn effect_of(&self, args: &Prepared) -> Effect {
         let _ = args;
         self.spec().effect
@@ -67,7 +152,7 @@ pub trait Tool: Send + Sync + 'static {
     fn call<'a>(&'a self, ctx: &'a Context, args: Arguments<'a>) -> ToolFuture<'a> {
         match self.prepare(args) {
             Ok(prepared) => self.run(ctx, prepared),
-            Err(error) => Box::pin(std::future::ready(Err(error))),
+            Err(error) => ToolFuture::ready(Err(error)),
         }
     }
 }

@@ -19,7 +19,8 @@ use crate::idempotency::StoredOutcome;
 use crate::output::{ModelView, OutputBudget, Truncation, fit_json, fit_text, fits};
 use crate::policy::{Caller, Decision, PolicyRequest, missing_scopes};
 use crate::{
-    Arguments, Context, Effect, ErrorKind, Prepared, Problem, Registry, Tool, ToolError, ToolOutput,
+    Arguments, Context, Effect, ErrorKind, Prepared, Problem, Registry, Tool, ToolError,
+    ToolFuture, ToolOutcome, ToolOutput,
 };
 
 pub use schedule::Event;
@@ -143,8 +144,9 @@ pub struct ToolResult {
     /// The result is the stored first result of an earlier call with the same
     /// idempotency key; the tool did not run again.
     pub duplicate: bool,
-    /// For a call awaiting approval: the ticket to resume it with.
-    pub ticket: Option<ApprovalTicket>,
+    /// For a call awaiting approval: the ticket to resume it with (boxed: rare, and as
+    /// large as the rest of the result).
+    pub ticket: Option<Box<ApprovalTicket>>,
 }
 
 impl ToolResult {
@@ -197,11 +199,13 @@ impl Registry {
     /// ```
     pub async fn dispatch(&self, ctx: &Context, call: ToolCall) -> ToolResult {
         let mut notes = Notes::default();
-        let outcome = match self.admit(ctx, &call, &mut notes, Gate::Full) {
-            Ok(admitted) => self.execute(ctx, &call, admitted, &mut notes).await,
-            Err(outcome) => outcome,
+        let run = match self.admit(ctx, &call, &mut notes, Gate::Full) {
+            Ok(admitted) => self.execute(ctx, &call, admitted, &mut notes),
+            Err(refusal) => ToolFuture::ready(Err(refusal)),
         };
-        self.finish(call, outcome, notes)
+        // A finished run is ready on the first poll: no suspension.
+        let outcome = run.await;
+        self.finish(call.id, call.name, outcome, notes)
     }
 
     /// Looks the tool up and reads the arguments (no policy, no run). `Ok` holds the tool
@@ -212,30 +216,34 @@ impl Registry {
     }
 
     /// Every check a call goes through before it runs: lookup, arguments, effect,
-    /// scopes, policy and (for [`Gate::Full`]) approval. `Err` is the call's outcome
-    /// without running.
+    /// scopes, policy and (for [`Gate::Full`]) approval. `Err` is why the call does not
+    /// run.
     fn admit<'r>(
         &'r self,
         ctx: &Context,
         call: &ToolCall,
         notes: &mut Notes,
         gate: Gate,
-    ) -> Result<Admitted<'r>, Result<ToolOutput, ToolError>> {
-        let (tool, prepared, normalized) = self
-            .prepare_call_with_repairs(call, &mut notes.repairs)
-            .map_err(Err)?;
+    ) -> Result<Admitted<'r>, ToolError> {
+        let (tool, prepared, normalized) =
+            self.prepare_call_with_repairs(call, &mut notes.repairs)?;
         let spec = tool.spec();
-        let effect = match std::panic::catch_unwind(AssertUnwindSafe(|| tool.effect_of(&prepared)))
-        {
-            Ok(Effect::Dynamic) | Err(_) => Effect::RISKIEST,
-            Ok(effect) => effect,
+        // A declared effect is the effect; only a dynamic tool classifies each call.
+        let effect = match spec.effect {
+            Effect::Dynamic => {
+                match std::panic::catch_unwind(AssertUnwindSafe(|| tool.effect_of(&prepared))) {
+                    Ok(Effect::Dynamic) | Err(_) => Effect::RISKIEST,
+                    Ok(effect) => effect,
+                }
+            }
+            declared => declared,
         };
         notes.effect = Some(effect);
         // Scopes are the caller's credentials: checked on every path, approved or not.
         let caller = ctx.get::<Caller>();
         let missing = missing_scopes(spec, caller);
         if !missing.is_empty() {
-            return Err(Err(denied(
+            return Err(denied(
                 format!(
                     "'{}' needs the scope{} {}, which the caller does not hold",
                     spec.name,
@@ -244,10 +252,10 @@ impl Registry {
                 ),
                 false,
                 "ask the user to grant the scope; calling again will not help until then",
-            )));
+            ));
         }
         if gate == Gate::Full {
-            let arguments = match &normalized {
+            let arguments = match normalized.as_deref() {
                 Some(value) => Arguments::Value(value),
                 None => call.arguments.as_arguments(),
             };
@@ -279,14 +287,20 @@ impl Registry {
                     } else {
                         "do not retry this call; tell the user it was refused"
                     };
-                    return Err(Err(denied(reason, retry_may_help, hint)));
+                    return Err(denied(reason, retry_may_help, hint));
                 }
             };
             if let Some(reason) = ask {
-                let arguments = normalized.clone().unwrap_or_else(|| match &call.arguments {
-                    CallArguments::Value(value) => value.clone(),
-                    CallArguments::Json(json) => serde_json::from_str(json).unwrap_or(Value::Null),
-                });
+                let arguments =
+                    normalized
+                        .as_deref()
+                        .cloned()
+                        .unwrap_or_else(|| match &call.arguments {
+                            CallArguments::Value(value) => value.clone(),
+                            CallArguments::Json(json) => {
+                                serde_json::from_str(json).unwrap_or(Value::Null)
+                            }
+                        });
                 let ticket = ApprovalTicket {
                     call_id: call.id.clone(),
                     tool: spec.name.clone(),
@@ -294,10 +308,10 @@ impl Registry {
                     arguments,
                     reason: reason.clone(),
                 };
-                notes.ticket = Some(ticket);
-                return Err(Err(ToolError::new(ErrorKind::AwaitingApproval, format!("'{}' needs a person's approval: {reason}", spec.name))
+                notes.ticket = Some(Box::new(ticket));
+                return Err(ToolError::new(ErrorKind::AwaitingApproval, format!("'{}' needs a person's approval: {reason}", spec.name))
                     .with_retryable(false)
-                    .with_hint("the call is paused, not failed: tell the user what you want to do and wait for their decision")));
+                    .with_hint("the call is paused, not failed: tell the user what you want to do and wait for their decision"));
             }
         }
         let idempotency_key = spec.needs_idempotency_key(effect).then(|| {
@@ -305,26 +319,28 @@ impl Registry {
                 .clone()
                 .unwrap_or_else(|| format!("{}:{}", spec.name, call.id))
         });
-        let resource = tool.resource_key(&prepared);
         Ok(Admitted {
             tool,
             prepared,
             normalized,
             effect,
-            resource,
             idempotency_key,
         })
     }
 
     /// Runs an admitted call: the first result of an earlier call with its idempotency
     /// key, or the tool (retried where allowed), its outcome stored under the key.
-    async fn execute(
-        &self,
-        ctx: &Context,
-        call: &ToolCall,
-        admitted: Admitted<'_>,
+    ///
+    /// A tool that finishes at once (every synchronous tool) is settled here and the
+    /// future is ready: the caller does not suspend and nothing is boxed. Only a tool
+    /// still running, or a failure to retry, continues in a boxed future.
+    fn execute<'a>(
+        &'a self,
+        ctx: &'a Context,
+        call: &'a ToolCall,
+        admitted: Admitted<'a>,
         notes: &mut Notes,
-    ) -> Result<ToolOutput, ToolError> {
+    ) -> ToolFuture<'a> {
         let Admitted {
             tool,
             prepared,
@@ -333,21 +349,20 @@ impl Registry {
             idempotency_key,
             ..
         } = admitted;
-        let store = &self.settings.idempotency;
         if let Some(key) = &idempotency_key {
-            match store.get(key) {
+            match self.settings.idempotency.get(key) {
                 Ok(Some(stored)) => {
                     notes.duplicate = true;
-                    return stored.outcome;
+                    return ToolFuture::ready(stored.outcome);
                 }
                 Ok(None) => {}
                 Err(error) => {
                     // Without the store we cannot know whether this already happened.
-                    return Err(ToolError::internal(format!(
+                    return ToolFuture::ready(Err(ToolError::internal(format!(
                         "the idempotency store failed: {error}"
                     ))
                     .with_hint("the call did not run; it is safe to retry later")
-                    .with_retryable(true));
+                    .with_retryable(true)));
                 }
             }
         }
@@ -355,44 +370,55 @@ impl Registry {
             call_id: call.id.clone(),
             tool: call.name.clone(),
         });
-        let mut outcome = self.run_prepared(ctx, tool, prepared).await;
-        let retry = self.settings.retries.get(&call.name).copied();
-        if let Some(retry) = retry {
-            let spec = tool.spec();
-            let may_retry =
-                effect == Effect::ReadOnly || spec.idempotent || idempotency_key.is_some();
-            let mut attempt = 1;
-            while let Err(error) = &outcome {
-                let retryable =
-                    error.retryable && matches!(error.kind, ErrorKind::Failed | ErrorKind::Timeout);
-                if !may_retry || !retryable || attempt >= retry.attempts {
-                    break;
-                }
-                #[cfg(feature = "tokio")]
-                tokio::time::sleep(retry.backoff * 2u32.saturating_pow(attempt - 1)).await;
-                attempt += 1;
-                let arguments = match &normalized {
-                    Some(value) => Arguments::Value(value),
-                    None => call.arguments.as_arguments(),
-                };
-                outcome = match tool.prepare(arguments) {
-                    Ok(prepared) => self.run_prepared(ctx, tool, prepared).await,
-                    Err(error) => Err(error),
-                };
+        let retry = self.settings.retries.get(&call.name).copied().filter(|_| {
+            effect == Effect::ReadOnly || tool.spec().idempotent || idempotency_key.is_some()
+        });
+        let run = self.start(ctx, tool, prepared).into_ready();
+        match run {
+            Ok(outcome) if retry.is_none() || !is_retryable(&outcome) => {
+                ToolFuture::ready(self.settle(call, idempotency_key.as_deref(), outcome))
             }
+            run => ToolFuture::new(async move {
+                let mut outcome = match run {
+                    Ok(outcome) => outcome,
+                    Err(running) => self.wait(tool, running).await,
+                };
+                if let Some(retry) = retry {
+                    let arguments = match normalized.as_deref() {
+                        Some(value) => Arguments::Value(value),
+                        None => call.arguments.as_arguments(),
+                    };
+                    let mut attempt = 1;
+                    while attempt < retry.attempts && is_retryable(&outcome) {
+                        #[cfg(feature = "tokio")]
+                        tokio::time::sleep(retry.backoff * 2u32.saturating_pow(attempt - 1)).await;
+                        attempt += 1;
+                        outcome = match tool.prepare(arguments) {
+                            Ok(prepared) => self.run_prepared(ctx, tool, prepared).await,
+                            Err(error) => Err(error),
+                        };
+                    }
+                }
+                self.settle(call, idempotency_key.as_deref(), outcome)
+            }),
         }
+    }
+
+    /// The end of a run: reports it, and stores a completed outcome under the call's
+    /// idempotency key.
+    fn settle(&self, call: &ToolCall, key: Option<&str>, outcome: ToolOutcome) -> ToolOutcome {
         self.observe(|| Event::Finished {
             call_id: call.id.clone(),
             tool: call.name.clone(),
         });
-        if let Some(key) = &idempotency_key {
+        if let Some(key) = key {
             let completed = !matches!(&outcome, Err(e) if matches!(e.kind, ErrorKind::Timeout | ErrorKind::Cancelled | ErrorKind::Internal));
             if completed {
                 let stored = StoredOutcome {
                     tool: call.name.clone(),
                     outcome: outcome.clone(),
                 };
-                if let Err(error) = store.put(key, &stored) {
+                if let Err(error) = self.settings.idempotency.put(key, &stored) {
                     tracing::error!(key, %error, "could not store an idempotency key; a retry of this call would run again");
                 }
             }
@@ -435,12 +461,12 @@ impl Registry {
                     }
                     match self.admit(ctx, &call, &mut notes, Gate::Approved) {
                         Ok(admitted) => self.execute(ctx, &call, admitted, &mut notes).await,
-                        Err(outcome) => outcome,
+                        Err(refusal) => Err(refusal),
                     }
                 }
             }
         };
-        self.finish(call, outcome, notes)
+        self.finish(call.id, call.name, outcome, notes)
     }
 
     /// Every check a call would go through (lookup, arguments, scopes, policy,
@@ -453,7 +479,7 @@ impl Registry {
                     .tool
                     .describe_call(&admitted.prepared)
                     .unwrap_or_else(|| {
-                        let arguments = admitted.normalized.as_ref().map_or_else(
+                        let arguments = admitted.normalized.as_deref().map_or_else(
                             || match &call.arguments {
                                 CallArguments::Json(json) => json.clone(),
                                 CallArguments::Value(value) => value.to_string(),
@@ -464,15 +490,10 @@ impl Registry {
                     });
                 DryRunVerdict::WouldRun { description }
             }
-            Err(Err(error)) if error.kind == ErrorKind::AwaitingApproval => {
-                DryRunVerdict::WouldAsk {
-                    reason: notes.ticket.map(|t| t.reason).unwrap_or_default(),
-                }
-            }
-            Err(Err(error)) => DryRunVerdict::Refused { error },
-            Err(Ok(_)) => DryRunVerdict::Refused {
-                error: ToolError::internal("unexpected admission outcome"),
+            Err(error) if error.kind == ErrorKind::AwaitingApproval => DryRunVerdict::WouldAsk {
+                reason: notes.ticket.map(|t| t.reason).unwrap_or_default(),
             },
+            Err(error) => DryRunVerdict::Refused { error },
         };
         DryRun {
             call_id: call.id.clone(),
@@ -486,7 +507,7 @@ impl Registry {
         &self,
         call: &ToolCall,
         repairs: &mut Vec<String>,
-    ) -> Result<(&dyn Tool, Prepared, Option<Value>), ToolError> {
+    ) -> Result<ReadCall<'_>, ToolError> {
         let tool = self.lookup(&call.name)?;
         let spec = tool.spec();
         let limit = self.settings.max_argument_bytes;
@@ -535,7 +556,7 @@ impl Registry {
         }
         let prepared = std::panic::catch_unwind(AssertUnwindSafe(|| tool.prepare(arguments)))
             .unwrap_or_else(|panic| Err(panicked(&spec.name, "reading its arguments", &*panic)))?;
-        Ok((tool, prepared, repaired))
+        Ok((tool, prepared, repaired.map(Box::new)))
     }
 
     /// Runs a tool with arguments [`Registry::prepare_call`] read, catching panics and
@@ -545,17 +566,33 @@ impl Registry {
         ctx: &Context,
         tool: &dyn Tool,
         prepared: Prepared,
-    ) -> Result<ToolOutput, ToolError> {
+    ) -> ToolOutcome {
+        match self.start(ctx, tool, prepared).into_ready() {
+            Ok(outcome) => outcome,
+            Err(running) => self.wait(tool, running).await,
+        }
+    }
+
+    /// Calls [`Tool::run`]: a synchronous tool does its work here, so its panic is
+    /// caught here.
+    fn start<'a>(
+        &self,
+        ctx: &'a Context,
+        tool: &'a dyn Tool,
+        prepared: Prepared,
+    ) -> ToolFuture<'a> {
+        std::panic::catch_unwind(AssertUnwindSafe(|| tool.run(ctx, prepared))).unwrap_or_else(
+            |panic| ToolFuture::ready(Err(panicked(&tool.spec().name, "running", &*panic))),
+        )
+    }
+
+    /// Waits for a tool still running, catching its panics and enforcing the time limit.
+    async fn wait(&self, tool: &dyn Tool, running: ToolFuture<'_>) -> ToolOutcome {
         let name = &tool.spec().name;
-        let future = match std::panic::catch_unwind(AssertUnwindSafe(|| tool.run(ctx, prepared))) {
-            Ok(future) => future,
-            Err(panic) => return Err(panicked(name, "starting", &*panic)),
-        };
-        let guarded = AssertUnwindSafe(future).catch_unwind();
+        let guarded = AssertUnwindSafe(running).catch_unwind();
         let finished = match self.timeout_for(name) {
             #[cfg(feature = "tokio")]
-            // Boxed, so a dispatch without a time limit does not carry a timer in its
-            // state.
+            // Boxed, so a call without a time limit does not carry a timer in its state.
             Some(limit) => match Box::pin(tokio::time::timeout(limit, guarded)).await {
                 Ok(finished) => finished,
                 Err(_) => {
@@ -640,23 +677,26 @@ impl Registry {
         Some(repaired)
     }
 
+    /// The result of call `call_id` to `name`. (Not the `ToolCall` itself: moving it
+    /// here would copy all of it, arguments included, for two strings.)
     fn finish(
         &self,
-        call: ToolCall,
-        outcome: Result<ToolOutput, ToolError>,
+        call_id: String,
+        name: String,
+        outcome: ToolOutcome,
         notes: Notes,
     ) -> ToolResult {
         let per_tool = &self.settings.tool_budgets;
         let own = if per_tool.is_empty() {
             None
         } else {
-            per_tool.get(&call.name).copied()
+            per_tool.get(&name).copied()
         };
         let budget = own.unwrap_or(self.settings.budget);
-        let view = self.model_view(&call, &outcome, budget);
+        let view = self.model_view(&name, &call_id, &outcome, budget);
         ToolResult {
-            call_id: call.id,
-            name: call.name,
+            call_id,
+            name,
             outcome,
             view,
             repairs: notes.repairs,
@@ -684,12 +724,13 @@ impl Registry {
     /// The model's view, or `None` when it is the output's own text (no copy made).
     fn model_view(
         &self,
-        call: &ToolCall,
-        outcome: &Result<ToolOutput, ToolError>,
+        name: &str,
+        call_id: &str,
+        outcome: &ToolOutcome,
         budget: OutputBudget,
     ) -> Option<ModelView> {
         let store = &self.settings.artifacts;
-        let save = |content: &str| store.save(&call.name, &call.id, content);
+        let save = |content: &str| store.save(name, call_id, content);
         match outcome {
             Ok(
                 ToolOutput::Text(text)
@@ -717,6 +758,12 @@ impl Registry {
     }
 }
 
+/// Whether a failed call may succeed if tried again: a `failed` or `timeout` error the
+/// tool marked retryable.
+fn is_retryable(outcome: &ToolOutcome) -> bool {
+    matches!(outcome, Err(error) if error.retryable && matches!(error.kind, ErrorKind::Failed | ErrorKind::Timeout))
+}
+
 /// The `internal` error of a tool that panicked: the process keeps serving.
 fn panicked(tool: &str, during: &str, panic: &(dyn Any + Send)) -> ToolError {
     let detail = panic
@@ -739,7 +786,8 @@ struct Notes {
     repairs: Vec<String>,
     effect: Option<Effect>,
     duplicate: bool,
-    ticket: Option<ApprovalTicket>,
+    /// Boxed: rare, and large enough to double what every call carries.
+    ticket: Option<Box<ApprovalTicket>>,
 }
 
 /// How much of the gate a call goes through.
@@ -752,14 +800,18 @@ enum Gate {
     Approved,
 }
 
+/// A call whose tool was found and whose arguments were read: the tool, its prepared
+/// arguments, and the arguments as read when repairs or decoding changed them.
+type ReadCall<'r> = (&'r dyn Tool, Prepared, Option<Box<Value>>);
+
 /// A call past every check, ready to run.
 struct Admitted<'r> {
     tool: &'r dyn Tool,
     prepared: Prepared,
     /// The arguments as read after repairs and decoding, when they differ from the call's.
-    normalized: Option<Value>,
+    /// (Boxed: rare, and the largest field otherwise.)
+    normalized: Option<Box<Value>>,
     effect: Effect,
-    resource: Option<String>,
     idempotency_key: Option<String>,
 }
 

@@ -68,7 +68,7 @@ impl Registry {
                 let mut notes = Notes::default();
                 let (admitted, outcome) = match self.admit(ctx, &call, &mut notes, Gate::Full) {
                     Ok(admitted) => (Some(admitted), None),
-                    Err(outcome) => (None, Some(outcome)),
+                    Err(refusal) => (None, Some(Err(refusal))),
                 };
                 Slot {
                     call,
@@ -137,7 +137,7 @@ impl Registry {
                         "the call may or may not have taken effect; check before calling again",
                     ))
                 });
-                self.finish(slot.call, outcome, slot.notes)
+                self.finish(slot.call.id, slot.call.name, outcome, slot.notes)
             })
             .collect()
     }
@@ -157,7 +157,12 @@ fn plan_turns(slots: &[Slot<'_>]) -> Vec<Vec<usize>> {
         let Some(admitted) = &slot.admitted else {
             continue;
         };
-        let joined = match (turns.last_mut(), admitted.effect, &admitted.resource) {
+        // Only writes share a turn by resource; a single dispatch never asks.
+        let resource = match admitted.effect {
+            Effect::Write => admitted.tool.resource_key(&admitted.prepared),
+            _ => None,
+        };
+        let joined = match (turns.last_mut(), admitted.effect, &resource) {
             (Some((Kind::Reads, members)), Effect::ReadOnly, _) => {
                 members.push(index);
                 true
@@ -172,7 +177,7 @@ fn plan_turns(slots: &[Slot<'_>]) -> Vec<Vec<usize>> {
             _ => false,
         };
         if !joined {
-            let kind = match (admitted.effect, &admitted.resource) {
+            let kind = match (admitted.effect, &resource) {
                 (Effect::ReadOnly, _) => Kind::Reads,
                 (Effect::Write, Some(resource)) => Kind::Writes(vec![resource.clone()]),
                 _ => Kind::Alone,

@@ -59,11 +59,6 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
     }
 
     let call = quote!(#function(#(#locals),*));
-    let call = if tool.is_async() {
-        quote!(#call.await)
-    } else {
-        call
-    };
     let convert = convert_output(&tool.output);
     let context_types = (!context_types.is_empty()).then(|| {
         quote! {
@@ -77,6 +72,28 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
         quote!(true)
     } else {
         quote!(#(#checks)&&*)
+    };
+
+    // A synchronous function runs now and its future is ready (nothing boxed); an async
+    // one runs when the boxed future is polled.
+    let run = if tool.is_async() {
+        quote! {
+            _tw::ToolFuture::new(async move {
+                let __TwArgs { #(#field_names),* } = __tw_prepared.downcast::<__TwArgs>()?;
+                #(#context_lets)*
+                let __tw_ret = #call.await;
+                #convert
+            })
+        }
+    } else {
+        quote! {
+            _tw::ToolFuture::ready((move || -> _tw::ToolOutcome {
+                let __TwArgs { #(#field_names),* } = __tw_prepared.downcast::<__TwArgs>()?;
+                #(#context_lets)*
+                let __tw_ret = #call;
+                #convert
+            })())
+        }
     };
 
     let items = quote! {
@@ -108,12 +125,7 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
         }
 
         fn run<'a>(&'a self, __tw_ctx: &'a _tw::Context, __tw_prepared: _tw::Prepared) -> _tw::ToolFuture<'a> {
-            ::std::boxed::Box::pin(async move {
-                let __TwArgs { #(#field_names),* } = __tw_prepared.downcast::<__TwArgs>()?;
-                #(#context_lets)*
-                let __tw_ret = #call;
-                #convert
-            })
+            #run
         }
     };
     let methods = quote! {
