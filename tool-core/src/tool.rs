@@ -5,6 +5,8 @@ use std::future::Future;
 use std::pin::Pin;
 
 use serde_json::Value;
+use smallbox::space::S4;
+use smallbox::{SmallBox, smallbox};
 
 use crate::{Context, ContextType, Effect, ToolError, ToolSpec};
 
@@ -159,12 +161,15 @@ pub trait Tool: Send + Sync + 'static {
 
 /// A call's arguments, validated and read into the tool's own types by
 /// [`Tool::prepare`]; opaque to everyone but the tool.
-pub struct Prepared(Box<dyn Any + Send>);
+///
+/// Arguments of up to 32 bytes (a handful of strings and numbers) are held inline, so
+/// a call allocates nothing for them; larger ones are boxed.
+pub struct Prepared(SmallBox<dyn Any + Send, S4>);
 
 impl Prepared {
     /// Wraps a tool's argument values.
     pub fn new<T: Any + Send>(args: T) -> Self {
-        Self(Box::new(args))
+        Self(smallbox!(args))
     }
 
     /// A reference to the argument values, if they are of type `T`.
@@ -174,10 +179,13 @@ impl Prepared {
 
     /// The argument values, if they are of type `T`.
     pub fn downcast<T: Any>(self) -> Result<T, ToolError> {
-        self.0.downcast::<T>().map(|boxed| *boxed).map_err(|_| {
-            ToolError::internal("prepared arguments were passed to a different tool")
-                .with_retryable(false)
-        })
+        self.0
+            .downcast::<T>()
+            .map(SmallBox::into_inner)
+            .map_err(|_| {
+                ToolError::internal("prepared arguments were passed to a different tool")
+                    .with_retryable(false)
+            })
     }
 }
 
@@ -259,5 +267,26 @@ impl ToolOutput {
             ToolOutput::Observation { for_model, .. } => for_model.clone(),
             ToolOutput::Content(blocks) => crate::content::text_of(blocks),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Prepared;
+
+    /// Arguments small enough to sit inline and ones that are boxed both come back
+    /// whole, and only as their own type.
+    #[test]
+    fn prepared_arguments_round_trip_inline_and_boxed() {
+        let small = Prepared::new((String::from("Aalto"), 9_u8));
+        assert_eq!(small.downcast_ref::<(String, u8)>().unwrap().1, 9);
+        assert_eq!(small.downcast::<(String, u8)>().unwrap().0, "Aalto");
+
+        let large = Prepared::new([7_u64; 32]);
+        assert!(large.downcast_ref::<u64>().is_none());
+        assert_eq!(large.downcast::<[u64; 32]>().unwrap()[31], 7);
+
+        let error = Prepared::new(1_u8).downcast::<String>().unwrap_err();
+        assert_eq!(error.kind, crate::ErrorKind::Internal);
     }
 }

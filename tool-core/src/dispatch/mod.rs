@@ -197,15 +197,24 @@ impl Registry {
     /// assert_eq!(typo.call_id, "2");
     /// # });
     /// ```
-    pub async fn dispatch(&self, ctx: &Context, call: ToolCall) -> ToolResult {
-        let mut notes = Notes::default();
-        let run = match self.admit(ctx, &call, &mut notes, Gate::Full) {
-            Ok(admitted) => self.execute(ctx, &call, admitted, &mut notes),
-            Err(refusal) => ToolFuture::ready(Err(refusal)),
-        };
-        // A finished run is ready on the first poll: no suspension.
-        let outcome = run.await;
-        self.finish(call.id, call.name, outcome, notes)
+    // Not an `async fn`: its future would hold the call twice (as the argument and as
+    // the local it is moved into), and be copied that much larger on every move.
+    #[allow(clippy::manual_async_fn)]
+    pub fn dispatch<'a>(
+        &'a self,
+        ctx: &'a Context,
+        call: ToolCall,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
+        async move {
+            let mut notes = Notes::default();
+            let run = match self.admit(ctx, &call, &mut notes, Gate::Full) {
+                Ok(admitted) => self.execute(ctx, &call, admitted, &mut notes),
+                Err(refusal) => ToolFuture::ready(Err(refusal)),
+            };
+            // A finished run is ready on the first poll: no suspension.
+            let outcome = run.await;
+            self.finish(call.id, call.name, outcome, notes)
+        }
     }
 
     /// Looks the tool up and reads the arguments (no policy, no run). `Ok` holds the tool

@@ -41,7 +41,8 @@ pub fn compare_numbers(a: &Number, b: &Number) -> Option<Ordering> {
     a.as_f64()?.partial_cmp(&b.as_f64()?)
 }
 
-fn as_i128(n: &Number) -> Option<i128> {
+/// `n` as an exact integer, when it is one that fits `i64` or `u64`.
+pub fn as_i128(n: &Number) -> Option<i128> {
     n.as_i64()
         .map(i128::from)
         .or_else(|| n.as_u64().map(i128::from))
