@@ -42,6 +42,19 @@ struct BookRoomArgs {
     minutes: u16,
 }
 
+/// `BookRoomArgs` as the tool reads them: unknown fields refused.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StrictArgs {
+    room: String,
+    hour: u8,
+    minutes: u16,
+}
+
+fn book_room_direct(args: BookRoomArgs) -> String {
+    book_room(args.room, args.hour, args.minutes)
+}
+
 const VALID: &str = r#"{"room": "Aalto", "hour": 9, "minutes": 30}"#;
 /// Four problems: `room` is a number, `hour` is over 23, `minutes` is missing, and
 /// `minute` is not a parameter.
@@ -81,6 +94,51 @@ fn valid_call(c: &mut Criterion) {
     });
     // The call arrives owned, from the provider's parsed response: building it is not
     // the dispatcher's cost.
+    // A second baseline, for reading the ratio above: the floor plus only the duties
+    // any dispatcher has (find the function by name, refuse unknown fields and values
+    // out of the declared bounds, survive a panic, answer with the call's id), written
+    // by hand for this one tool. Not the target's floor; the gap between it and
+    // `Registry::dispatch` is what policy, effects, budget and the rest cost.
+    let by_name: std::collections::HashMap<&str, fn(BookRoomArgs) -> String> =
+        [("book_room", book_room_direct as fn(BookRoomArgs) -> String)].into();
+    group.bench_function(
+        "hand-written dispatch of this one tool (lookup, bounds, catch_unwind, id)",
+        |b| {
+            b.iter_batched(
+                || ToolCall::new("call_1", "book_room", VALID),
+                |call| {
+                    let toolwright::CallArguments::Json(json) = &call.arguments else {
+                        unreachable!("the call carries JSON text")
+                    };
+                    let outcome = match (
+                        by_name.get(call.name.as_str()),
+                        serde_json::from_str::<StrictArgs>(json),
+                    ) {
+                        (
+                            Some(function),
+                            Ok(StrictArgs {
+                                room,
+                                hour,
+                                minutes,
+                            }),
+                        ) if hour <= 23 && (15..=240).contains(&minutes) => {
+                            std::panic::catch_unwind(|| {
+                                function(BookRoomArgs {
+                                    room,
+                                    hour,
+                                    minutes,
+                                })
+                            })
+                            .map_err(|_| "panicked".to_owned())
+                        }
+                        _ => Err("invalid".to_owned()),
+                    };
+                    black_box((call.id, outcome))
+                },
+                criterion::BatchSize::SmallInput,
+            )
+        },
+    );
     group.bench_function("toolwright: Registry::dispatch", |b| {
         b.iter_batched(
             || ToolCall::new("call_1", "book_room", VALID),
