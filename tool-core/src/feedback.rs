@@ -78,7 +78,7 @@ thread_local! {
 
 /// Reports how far the running tool has come: `progress` of `total` (when known).
 pub fn progress(progress: f64, total: Option<f64>, message: Option<&str>) {
-    send(Feedback::Progress {
+    send(|| Feedback::Progress {
         progress,
         total,
         message: message.map(str::to_owned),
@@ -87,17 +87,18 @@ pub fn progress(progress: f64, total: Option<f64>, message: Option<&str>) {
 
 /// Logs a message from the running tool.
 pub fn log(level: Level, message: impl Into<String>) {
-    send(Feedback::Log {
+    send(|| Feedback::Log {
         level,
         message: message.into(),
     });
 }
 
-fn send(feedback: Feedback) {
+/// Hands the message to the scope's sink; outside a scope it is not even built.
+fn send(feedback: impl FnOnce() -> Feedback) {
     // Cloned out first: the sink may itself report, or run code that does.
     let sink = SINK.with(|sink| sink.borrow().clone());
     if let Some(sink) = sink {
-        sink(feedback);
+        sink(feedback());
     }
 }
 

@@ -107,7 +107,7 @@ struct Mismatch;
 
 impl Mismatch {
     fn into_error<E: de::Error>(self) -> E {
-        E::custom("a value of another type")
+        E::custom(self)
     }
 }
 

@@ -162,7 +162,7 @@ pub trait Tool: Send + Sync + 'static {
 /// A call's arguments, validated and read into the tool's own types by
 /// [`Tool::prepare`]; opaque to everyone but the tool.
 ///
-/// Arguments of up to 32 bytes (a handful of strings and numbers) are held inline, so
+/// Arguments of up to 32 bytes (one string and a few numbers, say) are held inline, so
 /// a call allocates nothing for them; larger ones are boxed.
 pub struct Prepared(SmallBox<dyn Any + Send, S4>);
 

@@ -25,6 +25,7 @@ use tokio::io::{
 use tokio::net::TcpListener;
 
 use super::McpServer;
+use crate::validate::json::{show, type_name};
 
 /// The largest message either transport reads, a line on stdio or a request body over
 /// HTTP: 16 MiB, rmcp's own line limit. Larger ones get a JSON-RPC error; arguments
@@ -248,23 +249,13 @@ pub(super) fn malformed_params(method: &str, params: Option<&Value>) -> Option<E
     }
     let message = match params.and_then(|params| params.get("arguments")) {
         Some(arguments) if method == "tools/call" && !arguments.is_object() => format!(
-            "Invalid params: tools/call `arguments` must be a JSON object, got {}",
-            kind_of(arguments)
+            "Invalid params: tools/call `arguments` must be a JSON object, got {} {}",
+            type_name(arguments),
+            show(arguments)
         ),
         _ => format!("Invalid params for {method}: the params do not have the shape it takes"),
     };
     Some(ErrorData::invalid_params(message, None))
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 enum Line {

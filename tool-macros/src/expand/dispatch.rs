@@ -58,7 +58,11 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
         field_names.push(local);
     }
 
-    let call = quote!(#function(#(#locals),*));
+    let call = if tool.is_async() {
+        quote!(#function(#(#locals),*).await)
+    } else {
+        quote!(#function(#(#locals),*))
+    };
     let convert = convert_output(&tool.output);
     let context_types = (!context_types.is_empty()).then(|| {
         quote! {
@@ -74,26 +78,18 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
         quote!(#(#checks)&&*)
     };
 
+    let body = quote! {
+        let __TwArgs { #(#field_names),* } = __tw_prepared.downcast::<__TwArgs>()?;
+        #(#context_lets)*
+        let __tw_ret = #call;
+        #convert
+    };
     // A synchronous function runs now and its future is ready (nothing boxed); an async
     // one runs when the boxed future is polled.
     let run = if tool.is_async() {
-        quote! {
-            _tw::ToolFuture::new(async move {
-                let __TwArgs { #(#field_names),* } = __tw_prepared.downcast::<__TwArgs>()?;
-                #(#context_lets)*
-                let __tw_ret = #call.await;
-                #convert
-            })
-        }
+        quote!(_tw::ToolFuture::new(async move { #body }))
     } else {
-        quote! {
-            _tw::ToolFuture::ready((move || -> _tw::ToolOutcome {
-                let __TwArgs { #(#field_names),* } = __tw_prepared.downcast::<__TwArgs>()?;
-                #(#context_lets)*
-                let __tw_ret = #call;
-                #convert
-            })())
-        }
+        quote!(_tw::ToolFuture::ready((move || -> _tw::ToolOutcome { #body })()))
     };
 
     let items = quote! {
