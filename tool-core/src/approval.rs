@@ -1,13 +1,29 @@
 //! Approval as a serializable interruption: a call that needs a person's yes pauses with
 //! a ticket bound to a digest of its arguments; a run can stop here and resume in another
 //! process.
+//!
+//! A ticket is signed by the registry that issued it (HMAC-SHA256 with the registry's
+//! approval secret, [`Registry::with_approval_secret`](crate::Registry::with_approval_secret)),
+//! carries when it was issued and when it expires and who it was issued to, and is spent
+//! by its first decision: [`Registry::resume`](crate::Registry::resume) refuses a ticket
+//! it did not sign, an expired one and one issued to another caller, and a second
+//! decision on a ticket gets the first decision's result, marked duplicate. Without a
+//! configured secret each registry draws a random one, so its tickets do not survive a
+//! restart and other replicas do not accept them.
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use hmac::{Hmac, KeyInit as _, Mac as _};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
+use crate::idempotency::{hex, write_canonical};
+
 /// A paused call, waiting for a person. Serialize it, show it, store it; resume with
-/// [`Registry::resume`](crate::Registry::resume).
+/// [`Registry::resume`](crate::Registry::resume). Every field is covered by the
+/// signature: change one and the ticket is refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApprovalTicket {
     /// The call's id.
@@ -16,11 +32,26 @@ pub struct ApprovalTicket {
     pub tool: String,
     /// The call's arguments, as validated.
     pub arguments: Value,
-    /// SHA-256 of the tool name and the arguments (keys sorted), hex: a decision must
-    /// name it, so it approves exactly this call.
+    /// The call's [`digest`]: a decision must name it, so it approves exactly this call.
     pub digest: String,
     /// Why approval is needed.
     pub reason: String,
+    /// The id of the caller the ticket was issued to (the context's
+    /// [`Caller`](crate::policy::Caller)); only that caller can resume it.
+    #[serde(default)]
+    pub caller: Option<String>,
+    /// Where the call's id is unique ([`ToolCall::origin`](crate::ToolCall::origin)).
+    #[serde(default)]
+    pub origin: Option<String>,
+    /// The call's own idempotency key, when it had one.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
+    /// When the ticket was issued, in seconds since the Unix epoch.
+    pub issued_at: u64,
+    /// When it stops being accepted, in seconds since the Unix epoch.
+    pub expires_at: u64,
+    /// HMAC-SHA256 of every other field, hex, with the issuing registry's secret.
+    pub signature: String,
 }
 
 /// A person's answer to a ticket. Each names the digest it answers.
@@ -59,40 +90,133 @@ impl ApprovalDecision {
     }
 }
 
-/// The digest of a call: SHA-256 over `{"arguments": ..., "tool": ...}` with every
-/// object's keys sorted, so the same call always has the same digest.
+/// The digest of a call: SHA-256 (hex) over `{"arguments": ..., "tool": ...}` with every
+/// object's keys sorted, so the same call always has the same digest. It names a call for
+/// display and for decisions; it approves nothing by itself (tickets are signed).
 pub fn digest(tool: &str, arguments: &Value) -> String {
-    let canonical = canonical(&serde_json::json!({"tool": tool, "arguments": arguments}));
-    let hash = Sha256::digest(canonical.as_bytes());
-    hash.iter().map(|byte| format!("{byte:02x}")).collect()
+    let mut hasher = Sha256::new();
+    write_canonical(
+        &json!({"tool": tool, "arguments": arguments}),
+        &mut |bytes| hasher.update(bytes),
+    );
+    hex(&hasher.finalize())
 }
 
-fn canonical(value: &Value) -> String {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            let inner: Vec<String> = entries
-                .iter()
-                .map(|(key, value)| {
-                    format!("{}:{}", Value::String((*key).clone()), canonical(value))
-                })
-                .collect();
-            format!("{{{}}}", inner.join(","))
+/// How a registry signs and checks its tickets.
+#[derive(Clone)]
+pub(crate) struct Approvals {
+    secret: Arc<[u8]>,
+    pub lifetime: Duration,
+}
+
+impl Default for Approvals {
+    fn default() -> Self {
+        Self {
+            secret: random_secret().into(),
+            lifetime: Duration::from_secs(24 * 3600),
         }
-        Value::Array(items) => format!(
-            "[{}]",
-            items.iter().map(canonical).collect::<Vec<_>>().join(",")
-        ),
-        other => other.to_string(),
     }
+}
+
+/// Why a ticket is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TicketFault {
+    Forged,
+    Expired,
+    OtherCaller,
+}
+
+impl Approvals {
+    pub fn with_secret(mut self, secret: &[u8]) -> Self {
+        self.secret = secret.into();
+        self
+    }
+
+    /// Signs `ticket` (its `signature` is replaced).
+    pub fn sign(&self, ticket: &mut ApprovalTicket) {
+        ticket.signature = hex(&self.mac(ticket).finalize().into_bytes());
+    }
+
+    /// Checks a ticket presented by `caller` at `now` (Unix seconds).
+    pub fn check(
+        &self,
+        ticket: &ApprovalTicket,
+        caller: Option<&str>,
+        now: u64,
+    ) -> Result<(), TicketFault> {
+        let signature = unhex(&ticket.signature).ok_or(TicketFault::Forged)?;
+        // Constant-time comparison.
+        self.mac(ticket)
+            .verify_slice(&signature)
+            .map_err(|_| TicketFault::Forged)?;
+        if now >= ticket.expires_at {
+            return Err(TicketFault::Expired);
+        }
+        if ticket.caller.as_deref() != caller {
+            return Err(TicketFault::OtherCaller);
+        }
+        Ok(())
+    }
+
+    fn mac(&self, ticket: &ApprovalTicket) -> Hmac<Sha256> {
+        // HMAC takes a key of any length.
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.secret)
+            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of every length"));
+        let fields = json!([
+            "toolwright-approval-ticket/1",
+            ticket.call_id,
+            ticket.tool,
+            ticket.arguments,
+            ticket.digest,
+            ticket.reason,
+            ticket.caller,
+            ticket.origin,
+            ticket.idempotency_key,
+            ticket.issued_at,
+            ticket.expires_at,
+        ]);
+        write_canonical(&fields, &mut |bytes| mac.update(bytes));
+        mac
+    }
+}
+
+/// 32 bytes from the operating system; if it cannot give them (it practically always
+/// can), a hash of what differs between processes and moments, logged as weaker.
+fn random_secret() -> Vec<u8> {
+    let mut secret = vec![0u8; 32];
+    if getrandom::fill(&mut secret).is_err() {
+        tracing::warn!(
+            "the OS gave no random bytes; approval tickets are signed with a weaker secret"
+        );
+        let mut hasher = Sha256::new();
+        hasher.update(format!("{:?}", std::time::SystemTime::now()).as_bytes());
+        hasher.update(std::process::id().to_le_bytes());
+        hasher.update((&raw const secret as usize).to_le_bytes());
+        secret = hasher.finalize().to_vec();
+    }
+    secret
+}
+
+/// A random 128-bit id, hex (for MCP session origins).
+pub(crate) fn random_id() -> String {
+    hex(&random_secret()[..16])
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|at| u8::from_str_radix(text.get(at..at + 2)?, 16).ok())
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
-    use super::digest;
+    use super::{ApprovalTicket, Approvals, TicketFault, digest};
 
     #[test]
     fn the_digest_ignores_key_order_and_sees_every_value() {
@@ -110,5 +234,75 @@ mod tests {
             digest("charge", &json!({"currency": "EUR", "amount": 5}))
         );
         assert_eq!(a.len(), 64);
+    }
+
+    fn ticket() -> ApprovalTicket {
+        ApprovalTicket {
+            call_id: "c1".into(),
+            tool: "refund".into(),
+            arguments: json!({"amount": 5}),
+            digest: digest("refund", &json!({"amount": 5})),
+            reason: "large".into(),
+            caller: Some("alice".into()),
+            origin: None,
+            idempotency_key: None,
+            issued_at: 100,
+            expires_at: 200,
+            signature: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_ticket_verifies_only_unchanged_with_its_own_secret_in_time_for_its_caller() {
+        let approvals = Approvals::default().with_secret(b"secret");
+        let mut signed = ticket();
+        approvals.sign(&mut signed);
+        assert_eq!(approvals.check(&signed, Some("alice"), 150), Ok(()));
+        assert_eq!(
+            approvals.check(&signed, Some("alice"), 200),
+            Err(TicketFault::Expired)
+        );
+        assert_eq!(
+            approvals.check(&signed, Some("bob"), 150),
+            Err(TicketFault::OtherCaller)
+        );
+        assert_eq!(
+            approvals.check(&signed, None, 150),
+            Err(TicketFault::OtherCaller)
+        );
+        let other = Approvals::default().with_secret(b"another secret");
+        assert_eq!(
+            other.check(&signed, Some("alice"), 150),
+            Err(TicketFault::Forged)
+        );
+        let mut edited = signed.clone();
+        edited.expires_at = 10_000;
+        assert_eq!(
+            approvals.check(&edited, Some("alice"), 150),
+            Err(TicketFault::Forged)
+        );
+        let mut edited = signed.clone();
+        edited.arguments = json!({"amount": 9_000_000});
+        edited.digest = digest("refund", &edited.arguments);
+        assert_eq!(
+            approvals.check(&edited, Some("alice"), 150),
+            Err(TicketFault::Forged)
+        );
+        let mut garbled = signed;
+        garbled.signature = "zz".into();
+        assert_eq!(
+            approvals.check(&garbled, Some("alice"), 150),
+            Err(TicketFault::Forged)
+        );
+    }
+
+    #[test]
+    fn random_secrets_differ() {
+        let (a, b) = (Approvals::default(), Approvals::default());
+        let mut one = ticket();
+        a.sign(&mut one);
+        let mut two = ticket();
+        b.sign(&mut two);
+        assert_ne!(one.signature, two.signature);
     }
 }

@@ -10,7 +10,8 @@ use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
 
 use crate::dispatch::Event;
-use crate::idempotency::{IdempotencyStore, MemoryStore};
+use crate::approval::Approvals;
+use crate::idempotency::{Idempotency, IdempotencyStore};
 use crate::output::{ArtifactStore, DirectoryStore, OutputBudget};
 use crate::policy::{EffectPolicy, Policy};
 use crate::{Context, ContextType, Tool, ToolSpec};
@@ -51,7 +52,8 @@ pub(crate) struct Settings {
     pub max_argument_bytes: usize,
     pub policy: Arc<dyn Policy>,
     pub tool_policies: HashMap<String, Arc<dyn Policy>>,
-    pub idempotency: Arc<dyn IdempotencyStore>,
+    pub idempotency: Idempotency,
+    pub approvals: Approvals,
     pub retries: HashMap<String, Retry>,
     pub observer: Option<Observer>,
     pub max_concurrency: usize,
@@ -80,7 +82,8 @@ impl Default for Settings {
             max_argument_bytes: 1 << 20,
             policy: Arc::new(EffectPolicy),
             tool_policies: HashMap::new(),
-            idempotency: Arc::new(MemoryStore::new()),
+            idempotency: Idempotency::default(),
+            approvals: Approvals::default(),
             retries: HashMap::new(),
             observer: None,
             max_concurrency: 8,
@@ -312,9 +315,33 @@ impl Registry {
         self
     }
 
-    /// Sets where idempotency keys are kept (default: in memory).
+    /// Sets where idempotency keys and spent approval tickets are kept (default: in
+    /// memory), keeping the lease, retention and wait times.
     pub fn with_idempotency_store(mut self, store: impl IdempotencyStore + 'static) -> Self {
-        self.settings.idempotency = Arc::new(store);
+        self.settings.idempotency.store = Arc::new(store);
+        self
+    }
+
+    /// Sets the idempotency store and the times that bound a claim (lease, retention,
+    /// wait); see [`Idempotency`].
+    pub fn with_idempotency(mut self, idempotency: Idempotency) -> Self {
+        self.settings.idempotency = idempotency;
+        self
+    }
+
+    /// Signs approval tickets with `secret` (HMAC-SHA256). Replicas that resume each
+    /// other's tickets share the secret (and an idempotency store, so a ticket is spent
+    /// once across them). Without one, each registry draws a random secret at start-up:
+    /// its tickets are refused after a restart and by other replicas. Use at least 32
+    /// random bytes, kept like a password.
+    pub fn with_approval_secret(mut self, secret: impl AsRef<[u8]>) -> Self {
+        self.settings.approvals = self.settings.approvals.with_secret(secret.as_ref());
+        self
+    }
+
+    /// How long an approval ticket is accepted after it is issued (default 24 hours).
+    pub fn with_approval_lifetime(mut self, lifetime: Duration) -> Self {
+        self.settings.approvals.lifetime = lifetime;
         self
     }
 

@@ -13,9 +13,9 @@ use futures_util::FutureExt as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::approval::{ApprovalDecision, ApprovalTicket, digest};
+use crate::approval::{ApprovalDecision, ApprovalTicket, TicketFault, digest};
 use crate::arguments::{check_is_object, no_parameters};
-use crate::idempotency::StoredOutcome;
+use crate::idempotency::{Claim, ClaimRequest, Settlement, StoredOutcome, scoped_key};
 use crate::output::{ModelView, OutputBudget, Truncation, fit_json, fit_text, fits};
 use crate::policy::{Caller, Decision, PolicyRequest, missing_scopes};
 use crate::{
@@ -48,10 +48,19 @@ pub struct ToolCall {
     /// nullable (OpenAI strict): a `null` for an optional argument then means "left out".
     #[serde(skip)]
     pub nulls_mean_absent: bool,
-    /// The key that makes a call with external effects happen once (a second call with
-    /// the same key gets the first result). Without one, `<tool>:<call id>` is used.
+    /// The key that makes a call with external effects happen once: a second call with
+    /// the same key and the same tool and arguments gets the first result; with other
+    /// arguments, a `conflict`. Keys are scoped to the caller (the context's
+    /// [`Caller`]): two callers never share one. Without a key, one is derived from the
+    /// caller, the [`origin`](ToolCall::origin), the call id and the arguments, so only a
+    /// retry of this very call (same id, same arguments) is recognized.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub idempotency_key: Option<String>,
+    /// Where the call's id is unique: a conversation, an MCP session. Call ids are not
+    /// unique everywhere (MCP numbers requests per connection), so a derived
+    /// idempotency key includes this; set it whenever ids can repeat across sources.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 /// A call's arguments as they arrived: raw JSON text (OpenAI) or a parsed value
@@ -107,6 +116,12 @@ impl ToolCall {
         self
     }
 
+    /// Sets where the call's id is unique (see [`ToolCall::origin`]).
+    pub fn with_origin(mut self, origin: impl Into<String>) -> Self {
+        self.origin = Some(origin.into());
+        self
+    }
+
     /// A call of `name` with `arguments`, identified by `id`.
     pub fn new(
         id: impl Into<String>,
@@ -119,6 +134,7 @@ impl ToolCall {
             arguments: arguments.into(),
             nulls_mean_absent: false,
             idempotency_key: None,
+            origin: None,
         }
     }
 }
@@ -300,92 +316,109 @@ impl Registry {
                 }
             };
             if let Some(reason) = ask {
-                let arguments =
-                    normalized
-                        .as_deref()
-                        .cloned()
-                        .unwrap_or_else(|| match &call.arguments {
-                            CallArguments::Value(value) => value.clone(),
-                            CallArguments::Json(json) => {
-                                serde_json::from_str(json).unwrap_or(Value::Null)
-                            }
-                        });
-                let ticket = ApprovalTicket {
+                let arguments = arguments_value(call, normalized.as_deref());
+                let issued_at = unix_seconds();
+                let lifetime = self.settings.approvals.lifetime.as_secs();
+                let mut ticket = ApprovalTicket {
                     call_id: call.id.clone(),
                     tool: spec.name.clone(),
                     digest: digest(&spec.name, &arguments),
                     arguments,
                     reason: reason.clone(),
+                    caller: caller.map(|caller| caller.id.clone()),
+                    origin: call.origin.clone(),
+                    idempotency_key: call.idempotency_key.clone(),
+                    issued_at,
+                    expires_at: issued_at.saturating_add(lifetime),
+                    signature: String::new(),
                 };
+                self.settings.approvals.sign(&mut ticket);
                 notes.ticket = Some(Box::new(ticket));
                 return Err(ToolError::new(ErrorKind::AwaitingApproval, format!("'{}' needs a person's approval: {reason}", spec.name))
                     .with_retryable(false)
                     .with_hint("the call is paused, not failed: tell the user what you want to do and wait for their decision"));
             }
         }
-        let idempotency_key = spec.needs_idempotency_key(effect).then(|| {
-            call.idempotency_key
-                .clone()
-                .unwrap_or_else(|| format!("{}:{}", spec.name, call.id))
+        let claim = spec.needs_idempotency_key(effect).then(|| {
+            let arguments = arguments_value(call, normalized.as_deref());
+            ClaimKey::for_call(&spec.name, call, caller, &arguments)
         });
         Ok(Admitted {
             tool,
             prepared,
             normalized,
             effect,
-            idempotency_key,
+            claim,
         })
     }
 
-    /// Runs an admitted call: the first result of an earlier call with its idempotency
-    /// key, or the tool (retried where allowed), its outcome stored under the key.
+    /// Runs an admitted call. A call with side effects that must not happen twice claims
+    /// its idempotency key first (see [`crate::idempotency`]) and records its outcome
+    /// under it; a call that finds the key done gets the first outcome, marked duplicate.
     ///
-    /// A tool that finishes at once (every synchronous tool) is settled here and the
-    /// future is ready: the caller does not suspend and nothing is boxed. Only a tool
-    /// still running, or a failure to retry, continues in a boxed future.
+    /// A call without a key that finishes at once (every synchronous tool) is settled
+    /// here and the future is ready: the caller does not suspend and nothing is boxed.
     fn execute<'a>(
         &'a self,
         ctx: &'a Context,
         call: &'a ToolCall,
         admitted: Admitted<'a>,
-        notes: &mut Notes,
+        notes: &'a mut Notes,
     ) -> ToolFuture<'a> {
         let Admitted {
             tool,
             prepared,
             normalized,
             effect,
-            idempotency_key,
-            ..
+            claim,
         } = admitted;
-        if let Some(key) = &idempotency_key {
-            match self.settings.idempotency.get(key) {
-                Ok(Some(stored)) => {
+        let Some(claim) = claim else {
+            return self.run_with_retries(ctx, call, tool, prepared, normalized, effect, false);
+        };
+        ToolFuture::new(async move {
+            let name = &tool.spec().name;
+            match self.claim(&claim, name, "idempotency key").await {
+                Ok(()) => {}
+                Err(Held::Done(stored)) => {
                     notes.duplicate = true;
-                    return ToolFuture::ready(stored.outcome);
+                    return stored.outcome;
                 }
-                Ok(None) => {}
-                Err(error) => {
-                    // Without the store we cannot know whether this already happened.
-                    return ToolFuture::ready(Err(ToolError::internal(format!(
-                        "the idempotency store failed: {error}"
-                    ))
-                    .with_hint("the call did not run; it is safe to retry later")
-                    .with_retryable(true)));
-                }
+                Err(Held::Refused(refusal)) => return Err(refusal),
             }
-        }
+            let outcome = self
+                .run_with_retries(ctx, call, tool, prepared, normalized, effect, true)
+                .await;
+            self.record(&claim, name, effect, &outcome).await;
+            outcome
+        })
+    }
+
+    /// Runs the tool (retried where allowed), reporting its start and finish.
+    #[allow(clippy::too_many_arguments)]
+    fn run_with_retries<'a>(
+        &'a self,
+        ctx: &'a Context,
+        call: &'a ToolCall,
+        tool: &'a dyn Tool,
+        prepared: Prepared,
+        normalized: Option<Box<Value>>,
+        effect: Effect,
+        keyed: bool,
+    ) -> ToolFuture<'a> {
         self.observe(|| Event::Started {
             call_id: call.id.clone(),
             tool: call.name.clone(),
         });
-        let retry = self.settings.retries.get(&call.name).copied().filter(|_| {
-            effect == Effect::ReadOnly || tool.spec().idempotent || idempotency_key.is_some()
-        });
+        let retry = self
+            .settings
+            .retries
+            .get(&call.name)
+            .copied()
+            .filter(|_| effect == Effect::ReadOnly || tool.spec().idempotent || keyed);
         let run = self.start(ctx, tool, prepared).into_ready();
         match run {
             Ok(outcome) if retry.is_none() || !is_retryable(&outcome) => {
-                ToolFuture::ready(self.settle(call, idempotency_key.as_deref(), outcome))
+                ToolFuture::ready(self.finished(call, outcome))
             }
             run => ToolFuture::new(async move {
                 let mut outcome = match run {
@@ -408,36 +441,106 @@ impl Registry {
                         };
                     }
                 }
-                self.settle(call, idempotency_key.as_deref(), outcome)
+                self.finished(call, outcome)
             }),
         }
     }
 
-    /// The end of a run: reports it, and stores a completed outcome under the call's
-    /// idempotency key.
-    fn settle(&self, call: &ToolCall, key: Option<&str>, outcome: ToolOutcome) -> ToolOutcome {
+    /// The end of a run: reports it.
+    fn finished(&self, call: &ToolCall, outcome: ToolOutcome) -> ToolOutcome {
         self.observe(|| Event::Finished {
             call_id: call.id.clone(),
             tool: call.name.clone(),
         });
-        if let Some(key) = key {
-            let completed = !matches!(&outcome, Err(e) if matches!(e.kind, ErrorKind::Timeout | ErrorKind::Cancelled | ErrorKind::Internal));
-            if completed {
-                let stored = StoredOutcome {
-                    tool: call.name.clone(),
-                    outcome: outcome.clone(),
-                };
-                if let Err(error) = self.settings.idempotency.put(key, &stored) {
-                    tracing::error!(key, %error, "could not store an idempotency key; a retry of this call would run again");
-                }
-            }
-        }
         outcome
     }
 
-    /// Resumes a call that was waiting for approval. The decision must name the
-    /// ticket's digest, and the ticket must still match its arguments: a decision never
-    /// approves another call. An edited call is validated again.
+    /// Claims `claim` for a call of `tool`. An attempt in flight with the same key is
+    /// waited for, within the call's own time limit. `what` names the key in messages.
+    async fn claim(&self, claim: &ClaimKey, tool: &str, what: &str) -> Result<(), Held> {
+        let settings = &self.settings.idempotency;
+        let store = settings.store();
+        let request = ClaimRequest {
+            key: &claim.key,
+            digest: &claim.digest,
+            tool,
+            lease: settings.lease,
+            retention: settings.retention_for_store(),
+        };
+        let wait = self
+            .timeout_for(tool)
+            .map_or(settings.wait, |limit| limit.min(settings.wait));
+        let started = std::time::Instant::now();
+        let mut pause = std::time::Duration::from_millis(5);
+        loop {
+            let refusal = match store.claim(request).await {
+                Ok(Claim::Claimed) => return Ok(()),
+                Ok(Claim::Done(stored)) => return Err(Held::Done(stored)),
+                Ok(Claim::Mismatch { tool: first }) => ToolError::new(
+                    ErrorKind::Conflict,
+                    format!(
+                        "this {what} was already used for another call (of '{first}', or with other arguments), so this call did not run"
+                    ),
+                )
+                .with_retryable(false)
+                .with_hint("a new call needs a new idempotency key; to repeat the first call, send its exact arguments"),
+                Ok(Claim::Unknown) => ToolError::new(
+                    ErrorKind::Conflict,
+                    format!(
+                        "an earlier attempt with this {what} started and never reported how it ended (it was cut off, or its process stopped), so whether it took effect is unknown; this call did not run"
+                    ),
+                )
+                .with_retryable(false)
+                .with_hint("check the outside world (the payment, the message) before acting again; if it did not happen, call again with a new idempotency key"),
+                Ok(Claim::InFlight) => {
+                    #[cfg(feature = "tokio")]
+                    if started.elapsed() + pause <= wait {
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(std::time::Duration::from_millis(250));
+                        continue;
+                    }
+                    let _ = (started, wait, &mut pause);
+                    ToolError::new(
+                        ErrorKind::Conflict,
+                        format!("an earlier attempt with this {what} is still running, so this call did not run"),
+                    )
+                    .with_retryable(true)
+                    .with_hint("wait a little and call again with the same key: you will get the first attempt's result")
+                }
+                Err(error) => ToolError::internal(format!(
+                    "the idempotency store ({}) failed: {error}",
+                    store.name()
+                ))
+                .with_retryable(true)
+                .with_hint("the call did not run; it is safe to retry later"),
+            };
+            return Err(Held::Refused(refusal));
+        }
+    }
+
+    /// Records how a claimed call ended (see [`settlement_for`]).
+    async fn record(&self, claim: &ClaimKey, tool: &str, effect: Effect, outcome: &ToolOutcome) {
+        let settings = &self.settings.idempotency;
+        let store = settings.store();
+        let settlement = settlement_for(tool, effect, outcome);
+        if let Err(error) = store
+            .settle(&claim.key, &claim.digest, settlement, settings.retention)
+            .await
+        {
+            tracing::error!(
+                store = store.name(),
+                %error,
+                "could not record how a claimed call ended; a retry with its key will be told its outcome is unknown"
+            );
+        }
+    }
+
+    /// Resumes a call that was waiting for approval. The ticket must be one this
+    /// registry signed (or a registry sharing its secret), unexpired, issued to the
+    /// caller in `ctx`, and the decision must name its digest: a decision never approves
+    /// another call. An edited call is validated again. A ticket is spent by its first
+    /// decision: deciding it again returns the first result, marked duplicate, and
+    /// never runs the tool a second time.
     pub async fn resume(
         &self,
         ctx: &Context,
@@ -449,33 +552,95 @@ impl Registry {
             ticket.tool.clone(),
             ticket.arguments.clone(),
         );
+        call.origin.clone_from(&ticket.origin);
+        call.idempotency_key.clone_from(&ticket.idempotency_key);
         let mut notes = Notes::default();
-        let genuine = digest(&ticket.tool, &ticket.arguments) == ticket.digest;
-        let outcome = if !genuine || decision.digest() != ticket.digest {
-            Err(denied(
+        let outcome = match self.check_ticket(ctx, ticket, &decision) {
+            Err(refusal) => Err(refusal),
+            Ok(()) => self.decide_once(ctx, ticket, decision, &mut call, &mut notes).await,
+        };
+        self.finish(call.id, call.name, outcome, notes)
+    }
+
+    /// Why `ticket` cannot be decided by the caller in `ctx` with `decision`, if it cannot.
+    fn check_ticket(
+        &self,
+        ctx: &Context,
+        ticket: &ApprovalTicket,
+        decision: &ApprovalDecision,
+    ) -> Result<(), ToolError> {
+        let caller = ctx.get::<Caller>().map(|caller| caller.id.as_str());
+        let again = "ask for approval of this exact call again";
+        match self.settings.approvals.check(ticket, caller, unix_seconds()) {
+            Err(TicketFault::Forged) => Err(denied(
+                "this approval ticket was not issued by this server, or was changed after it was issued (its signature does not verify), so the call did not run",
+                false,
+                again,
+            )),
+            Err(TicketFault::Expired) => Err(denied(
+                format!(
+                    "this approval ticket expired (at {} seconds since the Unix epoch), so the call did not run",
+                    ticket.expires_at
+                ),
+                false,
+                again,
+            )),
+            Err(TicketFault::OtherCaller) => Err(denied(
+                "this approval ticket was issued to another caller, so the call did not run",
+                false,
+                "only the caller the ticket was issued to can resume it",
+            )),
+            Ok(()) if decision.digest() != ticket.digest => Err(denied(
                 "the approval does not match this call (its digest differs), so the call did not run",
                 false,
-                "ask for approval of this exact call again",
-            ))
-        } else {
-            match decision {
-                ApprovalDecision::Decline { reason, .. } => Err(denied(
-                    format!("a person declined this call: {reason}"),
-                    false,
-                    "do not retry it; tell the user it was declined",
-                )),
-                ApprovalDecision::Approve { .. } | ApprovalDecision::ApproveWithEdits { .. } => {
-                    if let ApprovalDecision::ApproveWithEdits { arguments, .. } = decision {
-                        call.arguments = CallArguments::Value(arguments);
-                    }
-                    match self.admit(ctx, &call, &mut notes, Gate::Approved) {
-                        Ok(admitted) => self.execute(ctx, &call, admitted, &mut notes).await,
-                        Err(refusal) => Err(refusal),
-                    }
+                again,
+            )),
+            Ok(()) => Ok(()),
+        }
+    }
+
+    /// Carries out `decision` once: the ticket is claimed in the idempotency store, so
+    /// a second decision gets the first one's result.
+    async fn decide_once(
+        &self,
+        ctx: &Context,
+        ticket: &ApprovalTicket,
+        decision: ApprovalDecision,
+        call: &mut ToolCall,
+        notes: &mut Notes,
+    ) -> ToolOutcome {
+        let claim = ClaimKey {
+            key: scoped_key(&[Some("ticket"), Some(&ticket.signature)]),
+            digest: ticket.digest.clone(),
+        };
+        match self.claim(&claim, &ticket.tool, "approval ticket").await {
+            Ok(()) => {}
+            Err(Held::Done(stored)) => {
+                notes.duplicate = true;
+                return stored.outcome;
+            }
+            Err(Held::Refused(refusal)) => return Err(refusal),
+        }
+        let outcome = match decision {
+            ApprovalDecision::Decline { reason, .. } => Err(denied(
+                format!("a person declined this call: {reason}"),
+                false,
+                "do not retry it; tell the user it was declined",
+            )),
+            ApprovalDecision::Approve { .. } | ApprovalDecision::ApproveWithEdits { .. } => {
+                if let ApprovalDecision::ApproveWithEdits { arguments, .. } = decision {
+                    call.arguments = CallArguments::Value(arguments);
+                }
+                let call = &*call;
+                match self.admit(ctx, call, notes, Gate::Approved) {
+                    Ok(admitted) => self.execute(ctx, call, admitted, notes).await,
+                    Err(refusal) => Err(refusal),
                 }
             }
         };
-        self.finish(call.id, call.name, outcome, notes)
+        let effect = notes.effect.unwrap_or(Effect::RISKIEST);
+        self.record(&claim, &ticket.tool, effect, &outcome).await;
+        outcome
     }
 
     /// Every check a call would go through (lookup, arguments, scopes, policy,
@@ -821,7 +986,82 @@ struct Admitted<'r> {
     /// (Boxed: rare, and the largest field otherwise.)
     normalized: Option<Box<Value>>,
     effect: Effect,
-    idempotency_key: Option<String>,
+    /// The key a call with side effects that must not happen twice claims before it runs.
+    claim: Option<ClaimKey>,
+}
+
+/// A key to claim in the idempotency store, with the digest of the call claiming it.
+struct ClaimKey {
+    key: String,
+    digest: String,
+}
+
+impl ClaimKey {
+    /// The key of `call` to `tool` with `arguments` (as read), scoped to its caller: the
+    /// call's own key, or one derived from its origin, id and digest.
+    fn for_call(tool: &str, call: &ToolCall, caller: Option<&Caller>, arguments: &Value) -> Self {
+        let digest = digest(tool, arguments);
+        let caller = caller.map(|caller| caller.id.as_str());
+        let key = match &call.idempotency_key {
+            Some(key) => scoped_key(&[Some("key"), caller, Some(key)]),
+            None => scoped_key(&[
+                Some("call"),
+                caller,
+                call.origin.as_deref(),
+                Some(&call.id),
+                Some(&digest),
+            ]),
+        };
+        Self { key, digest }
+    }
+}
+
+/// Why a claim did not make the call runnable.
+enum Held {
+    /// The key's first call finished: its outcome.
+    Done(StoredOutcome),
+    /// The call must not run: why.
+    Refused(ToolError),
+}
+
+/// What the store keeps of a claimed call's outcome: a finished call's outcome (also a
+/// deliberate error), the key freed again after a failure the tool says may be retried,
+/// and "unknown" for an external call that was cut off (a timeout, a cancellation, a
+/// panic), whose effect may or may not have happened. A local call that was cut off
+/// frees its key.
+fn settlement_for(tool: &str, effect: Effect, outcome: &ToolOutcome) -> Settlement {
+    match outcome {
+        Err(error)
+            if matches!(
+                error.kind,
+                ErrorKind::Timeout | ErrorKind::Cancelled | ErrorKind::Internal
+            ) =>
+        {
+            if effect == Effect::External {
+                Settlement::Unknown
+            } else {
+                Settlement::Release
+            }
+        }
+        Err(error) if error.retryable => Settlement::Release,
+        outcome => Settlement::Done(StoredOutcome {
+            tool: tool.to_owned(),
+            outcome: outcome.clone(),
+        }),
+    }
+}
+
+/// The call's arguments as a JSON value: as read (after repairs), or as they arrived.
+fn arguments_value(call: &ToolCall, normalized: Option<&Value>) -> Value {
+    normalized.cloned().unwrap_or_else(|| match &call.arguments {
+        CallArguments::Value(value) => value.clone(),
+        CallArguments::Json(json) => serde_json::from_str(json).unwrap_or(Value::Null),
+    })
+}
+
+/// Seconds since the Unix epoch.
+fn unix_seconds() -> u64 {
+    crate::idempotency::unix_millis() / 1000
 }
 
 /// A `denied` error.

@@ -17,6 +17,14 @@
 //! | a line or body that is not JSON | JSON-RPC error `-32700`, id `null` |
 //! | a method that does not exist | JSON-RPC error `-32601` |
 //!
+//! Idempotency: a call with external effects runs once per key. A client names its key
+//! in the request's `_meta` under [`IDEMPOTENCY_KEY_META`]
+//! (`"dev.toolwright/idempotency-key"`), scoped to the caller: the same key sent to any
+//! replica sharing the store gets the first result. Without one, the key is derived from
+//! the session (a random id per MCP session, per stateless request, and per stdio
+//! server), the request id and the arguments, so two clients never share a key, whatever
+//! their request ids.
+//!
 //! Approval: MCP has no approval step a server can wait on (2026-07-28's input-required
 //! results would need the client to elicit a yes/no, which clients do not do for tool
 //! calls yet), so a call that needs approval ends with an `awaiting_approval` error
@@ -55,6 +63,10 @@ use crate::{Context, ErrorKind, MissingContext, Registry, ToolCall};
 
 pub use rmcp;
 
+/// The key in a `tools/call` request's `_meta` that carries the client's idempotency
+/// key (a string).
+pub const IDEMPOTENCY_KEY_META: &str = "dev.toolwright/idempotency-key";
+
 /// A registry and its context, served over MCP. Cheap to clone: the Streamable HTTP
 /// transport clones it for every session.
 #[derive(Clone)]
@@ -66,6 +78,8 @@ pub struct McpServer {
     instructions: Option<String>,
     /// The lowest level a legacy session asked for with `logging/setLevel`.
     log_level: Arc<Mutex<Option<Level>>>,
+    /// This session's random id: the origin of its calls' ids.
+    session: Arc<str>,
 }
 
 /// Why a registry cannot be served.
@@ -123,6 +137,7 @@ impl McpServer {
             implementation: Implementation::new("toolwright", env!("CARGO_PKG_VERSION")),
             instructions: None,
             log_level: Arc::default(),
+            session: crate::approval::random_id().into(),
         })
     }
 
@@ -148,25 +163,30 @@ impl McpServer {
         &self.tools
     }
 
-    /// The same tools for another client: its own `logging/setLevel`.
-    fn new_session(&self) -> Self {
+    /// The same tools for another client: its own `logging/setLevel`, its own session id.
+    pub(crate) fn new_session(&self) -> Self {
         McpServer {
             log_level: Arc::default(),
+            session: crate::approval::random_id().into(),
             ..self.clone()
         }
     }
 
-    /// Answers one `tools/call`: `Err` only for a tool that does not exist (the protocol
-    /// error the spec asks for); everything else is a result the model can read. What the
+    /// Answers one `tools/call` of this session: `Err` only for a tool that does not
+    /// exist (the protocol error the spec asks for); everything else is a result the
+    /// model can read. `idempotency_key` is the client's (from `_meta`), if any. What the
     /// tool reports with [`feedback`](crate::feedback) goes to `sink`.
     pub async fn call(
         &self,
         id: String,
         params: CallToolRequestParams,
+        idempotency_key: Option<String>,
         sink: impl Fn(Feedback) + Send + Sync + 'static,
     ) -> Result<CallToolResult, ErrorData> {
         let arguments = Value::Object(params.arguments.unwrap_or_default());
-        let call = ToolCall::new(id, params.name.into_owned(), arguments);
+        let mut call = ToolCall::new(id, params.name.into_owned(), arguments)
+            .with_origin(&*self.session);
+        call.idempotency_key = idempotency_key;
         let result = feedback::scope(sink, self.registry.dispatch(&self.context, call)).await;
         if let Some(error) = result.error()
             && error.kind == ErrorKind::UnknownTool
@@ -267,12 +287,25 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let id = request_id(&context.id);
+        let key = match context.meta.get(IDEMPOTENCY_KEY_META) {
+            None => None,
+            Some(Value::String(key)) => Some(key.clone()),
+            Some(other) => {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "_meta[\"{IDEMPOTENCY_KEY_META}\"] must be a string, got {}",
+                        crate::validate::json::type_name(other)
+                    ),
+                    None,
+                ));
+            }
+        };
         let progress_token = context.meta.get_progress_token();
         let log_level = logging::requested(&context).or(*lock(&self.log_level));
         // Feedback leaves the tool through a channel and reaches the client in order,
         // before the result.
         let (send, mut feedback) = tokio::sync::mpsc::unbounded_channel();
-        let call = self.call(id, request, move |message| {
+        let call = self.call(id, request, key, move |message| {
             let _ = send.send(message);
         });
         let forward = async {

@@ -1,0 +1,104 @@
+//! Keys in this process's memory.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::{
+    Claim, ClaimRequest, IdempotencyStore, Record, Settlement, StoreError, StoreFuture,
+    unix_millis,
+};
+
+/// Keys in memory: enough for one process (a restart forgets them). Expired entries are
+/// swept as new keys arrive, so the map holds at most what the retention keeps.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    inner: Mutex<Entries>,
+}
+
+#[derive(Debug, Default)]
+struct Entries {
+    records: HashMap<String, Record>,
+    /// Claims since the last sweep of expired entries.
+    since_sweep: usize,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn entries(&self) -> Result<std::sync::MutexGuard<'_, Entries>, StoreError> {
+        // A panic while holding the lock cannot leave a record half-written (every
+        // change is one insert or remove), so a poisoned lock is still consistent.
+        Ok(self
+            .inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
+    fn claim_now(&self, request: &ClaimRequest<'_>) -> Result<Claim, StoreError> {
+        let now = unix_millis();
+        let mut entries = self.entries()?;
+        if let Some(found) = entries
+            .records
+            .get(request.key)
+            .and_then(|record| record.claim_outcome(request, now))
+        {
+            return Ok(found);
+        }
+        entries.since_sweep += 1;
+        if entries.since_sweep >= 1024 && entries.since_sweep >= entries.records.len() / 2 {
+            entries.records.retain(|_, record| record.expires_at > now);
+            entries.since_sweep = 0;
+        }
+        entries
+            .records
+            .insert(request.key.to_owned(), Record::claimed(request, now));
+        Ok(Claim::Claimed)
+    }
+
+    fn settle_now(
+        &self,
+        key: &str,
+        digest: &str,
+        settlement: Settlement,
+        retention: Duration,
+    ) -> Result<(), StoreError> {
+        let mut entries = self.entries()?;
+        let Some(record) = entries.records.remove(key) else {
+            return Ok(());
+        };
+        if record.digest != digest {
+            entries.records.insert(key.to_owned(), record);
+            return Ok(());
+        }
+        if let Some(record) = record.settled(settlement, retention, unix_millis()) {
+            entries.records.insert(key.to_owned(), record);
+        }
+        Ok(())
+    }
+}
+
+impl IdempotencyStore for MemoryStore {
+    fn name(&self) -> &str {
+        "memory"
+    }
+
+    fn claim<'a>(&'a self, request: ClaimRequest<'a>) -> StoreFuture<'a, Claim> {
+        let claimed = self.claim_now(&request);
+        Box::pin(std::future::ready(claimed))
+    }
+
+    fn settle<'a>(
+        &'a self,
+        key: &'a str,
+        digest: &'a str,
+        settlement: Settlement,
+        retention: Duration,
+    ) -> StoreFuture<'a, ()> {
+        let settled = self.settle_now(key, digest, settlement, retention);
+        Box::pin(std::future::ready(settled))
+    }
+}
