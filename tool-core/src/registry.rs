@@ -9,8 +9,8 @@ use std::time::Duration;
 use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
 
-use crate::dispatch::Event;
 use crate::approval::Approvals;
+use crate::dispatch::Event;
 use crate::idempotency::{Idempotency, IdempotencyStore};
 use crate::output::{ArtifactStore, DirectoryStore, OutputBudget};
 use crate::policy::{EffectPolicy, Policy};

@@ -557,7 +557,10 @@ impl Registry {
         let mut notes = Notes::default();
         let outcome = match self.check_ticket(ctx, ticket, &decision) {
             Err(refusal) => Err(refusal),
-            Ok(()) => self.decide_once(ctx, ticket, decision, &mut call, &mut notes).await,
+            Ok(()) => {
+                self.decide_once(ctx, ticket, decision, &mut call, &mut notes)
+                    .await
+            }
         };
         self.finish(call.id, call.name, outcome, notes)
     }
@@ -571,7 +574,11 @@ impl Registry {
     ) -> Result<(), ToolError> {
         let caller = ctx.get::<Caller>().map(|caller| caller.id.as_str());
         let again = "ask for approval of this exact call again";
-        match self.settings.approvals.check(ticket, caller, unix_seconds()) {
+        match self
+            .settings
+            .approvals
+            .check(ticket, caller, unix_seconds())
+        {
             Err(TicketFault::Forged) => Err(denied(
                 "this approval ticket was not issued by this server, or was changed after it was issued (its signature does not verify), so the call did not run",
                 false,
@@ -1053,10 +1060,12 @@ fn settlement_for(tool: &str, effect: Effect, outcome: &ToolOutcome) -> Settleme
 
 /// The call's arguments as a JSON value: as read (after repairs), or as they arrived.
 fn arguments_value(call: &ToolCall, normalized: Option<&Value>) -> Value {
-    normalized.cloned().unwrap_or_else(|| match &call.arguments {
-        CallArguments::Value(value) => value.clone(),
-        CallArguments::Json(json) => serde_json::from_str(json).unwrap_or(Value::Null),
-    })
+    normalized
+        .cloned()
+        .unwrap_or_else(|| match &call.arguments {
+            CallArguments::Value(value) => value.clone(),
+            CallArguments::Json(json) => serde_json::from_str(json).unwrap_or(Value::Null),
+        })
 }
 
 /// Seconds since the Unix epoch.

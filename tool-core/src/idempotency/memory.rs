@@ -5,8 +5,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use super::{
-    Claim, ClaimRequest, IdempotencyStore, Record, Settlement, StoreError, StoreFuture,
-    unix_millis,
+    Claim, ClaimRequest, IdempotencyStore, Record, Settlement, StoreError, StoreFuture, unix_millis,
 };
 
 /// Keys in memory: enough for one process (a restart forgets them). Expired entries are

@@ -323,8 +323,12 @@ pub(crate) struct Record {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub(crate) enum RecordState {
-    Running { lease_until: u64 },
-    Done { outcome: Result<ToolOutput, ToolError> },
+    Running {
+        lease_until: u64,
+    },
+    Done {
+        outcome: Result<ToolOutput, ToolError>,
+    },
     Unknown,
 }
 
@@ -363,7 +367,12 @@ impl Record {
     }
 
     /// This record after `settlement`; `None` when the key is released.
-    pub fn settled(mut self, settlement: Settlement, retention: Duration, now: u64) -> Option<Self> {
+    pub fn settled(
+        mut self,
+        settlement: Settlement,
+        retention: Duration,
+        now: u64,
+    ) -> Option<Self> {
         match settlement {
             Settlement::Release => return None,
             Settlement::Done(stored) => {

@@ -4,7 +4,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use deadpool_postgres::{Config, ManagerConfig, Pool, PoolConfig, RecyclingMethod, Runtime, Timeouts};
+use deadpool_postgres::{
+    Config, ManagerConfig, Pool, PoolConfig, RecyclingMethod, Runtime, Timeouts,
+};
 use tokio_postgres::NoTls;
 
 use super::{
@@ -54,8 +56,7 @@ const DONE: &str = "UPDATE toolwright_claims SET state = 'done', outcome = $3,
         expires_at = now() + $4::bigint * interval '1 millisecond'
     WHERE key = $1 AND digest = $2";
 
-const UNKNOWN: &str =
-    "UPDATE toolwright_claims SET state = 'unknown' WHERE key = $1 AND digest = $2 AND state = 'running'";
+const UNKNOWN: &str = "UPDATE toolwright_claims SET state = 'unknown' WHERE key = $1 AND digest = $2 AND state = 'running'";
 
 const RELEASE: &str =
     "DELETE FROM toolwright_claims WHERE key = $1 AND digest = $2 AND state = 'running'";
@@ -133,13 +134,27 @@ impl PostgresStore {
         // claimed on the next turn.
         for _ in 0..3 {
             let claim = client.prepare_cached(CLAIM).await.map_err(failed)?;
-            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
-                [&request.key, &request.digest, &request.tool, &lease, &retention];
-            if client.query_opt(&claim, &params).await.map_err(failed)?.is_some() {
+            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [
+                &request.key,
+                &request.digest,
+                &request.tool,
+                &lease,
+                &retention,
+            ];
+            if client
+                .query_opt(&claim, &params)
+                .await
+                .map_err(failed)?
+                .is_some()
+            {
                 return Ok(Claim::Claimed);
             }
             let find = client.prepare_cached(FIND).await.map_err(failed)?;
-            let Some(row) = client.query_opt(&find, &[&request.key]).await.map_err(failed)? else {
+            let Some(row) = client
+                .query_opt(&find, &[&request.key])
+                .await
+                .map_err(failed)?
+            else {
                 continue;
             };
             let digest: String = row.try_get(0).map_err(failed)?;
@@ -181,7 +196,8 @@ impl PostgresStore {
         retention: Duration,
     ) -> Result<(), StoreError> {
         let client = self.client().await?;
-        let failed = |e: tokio_postgres::Error| StoreError::new(format!("recording an outcome: {e}"));
+        let failed =
+            |e: tokio_postgres::Error| StoreError::new(format!("recording an outcome: {e}"));
         match settlement {
             Settlement::Done(stored) => {
                 let outcome = serde_json::to_string(&stored.outcome).map_err(StoreError::new)?;
@@ -192,10 +208,16 @@ impl PostgresStore {
                     .map_err(failed)?;
             }
             Settlement::Unknown => {
-                client.execute(UNKNOWN, &[&key, &digest]).await.map_err(failed)?;
+                client
+                    .execute(UNKNOWN, &[&key, &digest])
+                    .await
+                    .map_err(failed)?;
             }
             Settlement::Release => {
-                client.execute(RELEASE, &[&key, &digest]).await.map_err(failed)?;
+                client
+                    .execute(RELEASE, &[&key, &digest])
+                    .await
+                    .map_err(failed)?;
             }
         }
         Ok(())

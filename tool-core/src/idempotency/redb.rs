@@ -6,8 +6,7 @@ use std::time::Duration;
 use redb::{Database, ReadableTable, TableDefinition};
 
 use super::{
-    Claim, ClaimRequest, IdempotencyStore, Record, Settlement, StoreError, StoreFuture,
-    unix_millis,
+    Claim, ClaimRequest, IdempotencyStore, Record, Settlement, StoreError, StoreFuture, unix_millis,
 };
 
 const TABLE: TableDefinition<&str, &[u8]> = TableDefinition::new("toolwright_claims");
@@ -27,9 +26,8 @@ impl RedbStore {
     /// Opens (or creates) the database at `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         let path = path.as_ref();
-        let failed = |e: &dyn std::fmt::Display| {
-            StoreError::new(format!("opening {}: {e}", path.display()))
-        };
+        let failed =
+            |e: &dyn std::fmt::Display| StoreError::new(format!("opening {}: {e}", path.display()));
         let db = Database::create(path).map_err(|e| failed(&e))?;
         let write = db.begin_write().map_err(|e| failed(&e))?;
         write.open_table(TABLE).map_err(|e| failed(&e))?;

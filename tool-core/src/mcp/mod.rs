@@ -184,8 +184,8 @@ impl McpServer {
         sink: impl Fn(Feedback) + Send + Sync + 'static,
     ) -> Result<CallToolResult, ErrorData> {
         let arguments = Value::Object(params.arguments.unwrap_or_default());
-        let mut call = ToolCall::new(id, params.name.into_owned(), arguments)
-            .with_origin(&*self.session);
+        let mut call =
+            ToolCall::new(id, params.name.into_owned(), arguments).with_origin(&*self.session);
         call.idempotency_key = idempotency_key;
         let result = feedback::scope(sink, self.registry.dispatch(&self.context, call)).await;
         if let Some(error) = result.error()

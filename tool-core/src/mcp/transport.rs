@@ -88,7 +88,8 @@ impl McpServer {
         match self
             .new_session()
             .serve((Box::pin(replies), Box::pin(requests)))
-            .await {
+            .await
+        {
             Ok(running) => running.waiting().await.map(drop).map_err(io::Error::other),
             // The client left before its first request: nothing to serve.
             Err(error) => {

@@ -1,0 +1,363 @@
+//! The claim contract, as one conformance suite every idempotency store passes: memory,
+//! redb, PostgreSQL and Redis (the last two against real servers that
+//! `scripts/services up` starts on loopback; `TOOLWRIGHT_POSTGRES_URL` and
+//! `TOOLWRIGHT_REDIS_URL` point at others). Without a server binary a test says how to
+//! get it and skips; under `CI=true` it fails instead.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use toolwright::idempotency::{
+    Claim, ClaimRequest, IdempotencyStore, MemoryStore, Settlement, StoredOutcome,
+};
+use toolwright::{ToolError, ToolOutput};
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Keys unique to this run, so a store that outlives the test (a database) starts clean.
+fn key(name: &str) -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!(
+        "{name}-{}-{nanos}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+fn request<'a>(key: &'a str, digest: &'a str) -> ClaimRequest<'a> {
+    ClaimRequest {
+        key,
+        digest,
+        tool: "refund",
+        lease: Duration::from_secs(60),
+        retention: Duration::from_secs(3600),
+    }
+}
+
+fn done(text: &str) -> Settlement {
+    Settlement::Done(stored(Ok(ToolOutput::Text(text.into()))))
+}
+
+fn stored(outcome: Result<ToolOutput, ToolError>) -> StoredOutcome {
+    StoredOutcome {
+        tool: "refund".into(),
+        outcome,
+    }
+}
+
+const HOUR: Duration = Duration::from_secs(3600);
+
+/// Every rule of the contract, in order; `store` is fresh or shared with earlier runs.
+async fn conformance(store: Arc<dyn IdempotencyStore>) {
+    let name = store.name().to_owned();
+    // Sequential: claim, in flight, done, duplicate.
+    let k = key("seq");
+    assert_eq!(
+        store.claim(request(&k, "d1")).await.unwrap(),
+        Claim::Claimed,
+        "{name}"
+    );
+    assert_eq!(
+        store.claim(request(&k, "d1")).await.unwrap(),
+        Claim::InFlight,
+        "{name}"
+    );
+    store
+        .settle(&k, "d1", done("refunded"), HOUR)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.claim(request(&k, "d1")).await.unwrap(),
+        Claim::Done(stored(Ok(ToolOutput::Text("refunded".into())))),
+        "{name}"
+    );
+    // An error outcome is kept as it was.
+    let k = key("error");
+    store.claim(request(&k, "d1")).await.unwrap();
+    let refused = ToolError::failed("card declined").with_hint("use another card");
+    store
+        .settle(
+            &k,
+            "d1",
+            Settlement::Done(stored(Err(refused.clone()))),
+            HOUR,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        store.claim(request(&k, "d1")).await.unwrap(),
+        Claim::Done(stored(Err(refused))),
+        "{name}"
+    );
+
+    // Mismatch: another digest, running or done; settling with it changes nothing.
+    let k = key("mismatch");
+    store.claim(request(&k, "d1")).await.unwrap();
+    let mismatch = Claim::Mismatch {
+        tool: "refund".into(),
+    };
+    assert_eq!(
+        store.claim(request(&k, "d2")).await.unwrap(),
+        mismatch,
+        "{name}"
+    );
+    store.settle(&k, "d2", done("wrong"), HOUR).await.unwrap();
+    store
+        .settle(&k, "d2", Settlement::Release, HOUR)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.claim(request(&k, "d1")).await.unwrap(),
+        Claim::InFlight,
+        "{name}"
+    );
+    store.settle(&k, "d1", done("right"), HOUR).await.unwrap();
+    assert_eq!(
+        store.claim(request(&k, "d2")).await.unwrap(),
+        mismatch,
+        "{name}"
+    );
+
+    // Release frees the key; unknown is reported as such.
+    let k = key("release");
+    store.claim(request(&k, "d1")).await.unwrap();
+    store
+        .settle(&k, "d1", Settlement::Release, HOUR)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.claim(request(&k, "d2")).await.unwrap(),
+        Claim::Claimed,
+        "{name}"
+    );
+    let k = key("unknown");
+    store.claim(request(&k, "d1")).await.unwrap();
+    store
+        .settle(&k, "d1", Settlement::Unknown, HOUR)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.claim(request(&k, "d1")).await.unwrap(),
+        Claim::Unknown,
+        "{name}"
+    );
+    // A late outcome still lands: the next attempt learns it.
+    store.settle(&k, "d1", done("late"), HOUR).await.unwrap();
+    assert!(
+        matches!(
+            store.claim(request(&k, "d1")).await.unwrap(),
+            Claim::Done(_)
+        ),
+        "{name}"
+    );
+
+    // Lease loss: a claim without an outcome past its lease is unknown, never re-run.
+    let k = key("lease");
+    let short = ClaimRequest {
+        lease: Duration::from_millis(150),
+        ..request(&k, "d1")
+    };
+    assert_eq!(store.claim(short).await.unwrap(), Claim::Claimed, "{name}");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        store.claim(request(&k, "d1")).await.unwrap(),
+        Claim::Unknown,
+        "{name}"
+    );
+
+    // Expiry: after its retention a key is free again, whatever it held.
+    let k = key("expiry");
+    let brief = ClaimRequest {
+        lease: Duration::from_millis(100),
+        retention: Duration::from_millis(300),
+        ..request(&k, "d1")
+    };
+    store.claim(brief).await.unwrap();
+    store
+        .settle(&k, "d1", done("old"), Duration::from_millis(300))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(
+        store.claim(request(&k, "d2")).await.unwrap(),
+        Claim::Claimed,
+        "{name}"
+    );
+
+    // Concurrent: 32 claims of one key at once, from several threads: one wins.
+    for round in 0..3 {
+        let k = key("race");
+        let claims = (0..32).map(|_| {
+            let store = store.clone();
+            let k = k.clone();
+            tokio::spawn(async move { store.claim(request(&k, "d1")).await.unwrap() })
+        });
+        let outcomes: Vec<Claim> = futures_join(claims).await;
+        let won = outcomes.iter().filter(|c| **c == Claim::Claimed).count();
+        assert_eq!(won, 1, "{name}, round {round}: {outcomes:?}");
+        assert!(
+            outcomes
+                .iter()
+                .all(|c| matches!(c, Claim::Claimed | Claim::InFlight))
+        );
+    }
+}
+
+async fn futures_join<T>(handles: impl Iterator<Item = tokio::task::JoinHandle<T>>) -> Vec<T> {
+    let mut outcomes = Vec::new();
+    for handle in handles.collect::<Vec<_>>() {
+        outcomes.push(handle.await.unwrap());
+    }
+    outcomes
+}
+
+#[test]
+fn the_memory_store_keeps_the_contract() {
+    runtime().block_on(conformance(Arc::new(MemoryStore::new())));
+}
+
+#[cfg(feature = "redb")]
+#[test]
+fn the_redb_store_keeps_the_contract_and_names_a_broken_file() {
+    use toolwright::idempotency::RedbStore;
+    let dir = std::env::temp_dir().join(format!("toolwright-stores-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("claims.redb");
+    runtime().block_on(conformance(Arc::new(RedbStore::open(&path).unwrap())));
+    // A file that is not a database is named, not opened.
+    let garbage = dir.join("garbage.redb");
+    std::fs::write(&garbage, vec![0x5a; 8192]).unwrap();
+    let error = RedbStore::open(&garbage).err().expect("garbage is refused");
+    assert!(error.to_string().contains("garbage.redb"), "{error}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The URL of a running server for `variable`: from the environment, or from
+/// `scripts/services up`, which starts throwaway servers (without installing). `None`
+/// (after saying how to get one) when no server can run here, outside CI.
+#[cfg(any(feature = "postgres", feature = "redis"))]
+fn service_url(variable: &str) -> Option<String> {
+    if let Ok(url) = std::env::var(variable) {
+        return Some(url);
+    }
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/services");
+    let output = std::process::Command::new(script)
+        .arg("up")
+        .output()
+        .expect("scripts/services runs");
+    let found = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix(&format!("{variable}="))
+                .map(str::to_owned)
+        });
+    if found.is_none() {
+        let why = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{variable}: no server under CI=true; .ci/run starts one with `scripts/services up --install`: {why}"
+        );
+        eprintln!(
+            "skipped: no server for {variable} ({}); run `scripts/services up --install` (installs PostgreSQL and Redis from Debian's packages) or set {variable}",
+            why.trim()
+        );
+    }
+    found
+}
+
+#[cfg(feature = "postgres")]
+#[test]
+fn the_postgres_store_keeps_the_contract_and_names_what_failed() {
+    use toolwright::idempotency::PostgresStore;
+    let Some(url) = service_url("TOOLWRIGHT_POSTGRES_URL") else {
+        return;
+    };
+    let rt = runtime();
+    let store = Arc::new(rt.block_on(PostgresStore::connect(&url)).unwrap());
+    rt.block_on(conformance(store.clone()));
+    // Two stores connecting at once (two replicas starting) both come up.
+    let (a, b) = rt.block_on(async {
+        tokio::join!(PostgresStore::connect(&url), PostgresStore::connect(&url))
+    });
+    assert!(a.is_ok() && b.is_ok());
+
+    // A corrupted row is named, not read as an outcome.
+    let k = key("corrupt");
+    rt.block_on(async {
+        store.claim(request(&k, "d1")).await.unwrap();
+        store.settle(&k, "d1", done("fine"), HOUR).await.unwrap();
+    });
+    let psql = std::process::Command::new("psql")
+        .args([&url, "-q", "-c"])
+        .arg(format!(
+            "UPDATE toolwright_claims SET outcome = '{{not json' WHERE key = '{k}'"
+        ))
+        .status()
+        .expect("psql runs");
+    assert!(psql.success());
+    let error = rt.block_on(store.claim(request(&k, "d1"))).unwrap_err();
+    assert!(
+        error.to_string().contains("corrupted") && error.to_string().contains(&k),
+        "{error}"
+    );
+
+    // An unreachable server fails fast with what failed.
+    let closed = "postgres://toolwright@127.0.0.1:9/postgres";
+    let error = rt
+        .block_on(PostgresStore::connect(closed))
+        .err()
+        .expect("refused");
+    assert!(error.to_string().contains("connect"), "{error}");
+}
+
+#[cfg(feature = "redis")]
+#[test]
+fn the_redis_store_keeps_the_contract_and_names_what_failed() {
+    use toolwright::idempotency::RedisStore;
+    let Some(url) = service_url("TOOLWRIGHT_REDIS_URL") else {
+        return;
+    };
+    let rt = runtime();
+    let store = Arc::new(rt.block_on(RedisStore::connect(&url)).unwrap());
+    rt.block_on(conformance(store.clone()));
+
+    let k = key("corrupt");
+    rt.block_on(async {
+        store.claim(request(&k, "d1")).await.unwrap();
+        store.settle(&k, "d1", done("fine"), HOUR).await.unwrap();
+    });
+    let cli = std::process::Command::new("redis-cli")
+        .args([
+            "-u",
+            &url,
+            "HSET",
+            &format!("toolwright:claim:{k}"),
+            "outcome",
+            "{not json",
+        ])
+        .output()
+        .expect("redis-cli runs");
+    assert!(cli.status.success());
+    let error = rt.block_on(store.claim(request(&k, "d1"))).unwrap_err();
+    assert!(
+        error.to_string().contains("corrupted") && error.to_string().contains(&k),
+        "{error}"
+    );
+
+    let error = rt
+        .block_on(RedisStore::connect("redis://127.0.0.1:9/"))
+        .err()
+        .expect("refused");
+    assert!(error.to_string().contains("connect"), "{error}");
+}
