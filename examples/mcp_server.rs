@@ -10,28 +10,122 @@
 //! Every call goes through the default policy: reads and writes run, `run_command` for
 //! anything outside its allow-list answers `awaiting_approval` (MCP has no approval step a
 //! server can wait on; see `toolwright::mcp`).
+//!
+//! Several replicas behind one address share idempotency keys and approval tickets
+//! through a store, and sign tickets with one secret:
+//!
+//! ```sh
+//! export TOOLWRIGHT_APPROVAL_SECRET=$(openssl rand -hex 32)
+//! cargo run --example mcp_server --features mcp,postgres -- --http 127.0.0.1:8765 \
+//!     --store postgres://app@db/app --ledger /shared/payouts.log --client-approval
+//! ```
+//!
+//! - `--store URL`: `postgres://...` (feature `postgres`), `redis://...` (feature
+//!   `redis`), or a file path for redb (feature `redb`, one process); default: memory.
+//! - `--lease-ms N`: how long a claim holds without an outcome (default 5 minutes).
+//! - `--ledger PATH`: also serve `send_payout`, an external tool whose side effect is a
+//!   line appended to PATH (to watch replicas pay once); payouts over 1,000 wait for a
+//!   person.
+//! - `--client-approval`: clients may decide tickets (`toolwright/resume`).
 
 mod tools;
 
 #[path = "agent/setup.rs"]
 mod setup;
 
+use std::io::Write as _;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use setup::{coding_context, coding_registry, scratch_workspace};
 use tools::{ConvertTemperature, Notes, SaveNote, SearchNotes};
+use toolwright::idempotency::{Idempotency, IdempotencyStore, MemoryStore};
 use toolwright::mcp::McpServer;
+use toolwright::policy::AllowAll;
+use toolwright::{ToolError, tool};
+
+/// Where payouts are written: a file every replica appends to.
+struct PayoutLedger(PathBuf);
+
+fn over_limit(_recipient: &str, amount: &u64) -> Option<String> {
+    (*amount > 1_000).then(|| format!("a payout of {amount} is over the 1,000 limit"))
+}
+
+/// Pay money out to a recipient. The payment provider takes a moment to answer.
+#[tool(effect = "external", approval = over_limit)]
+async fn send_payout(
+    /// Who is paid, like `acct-42`.
+    #[arg(pattern = "^[a-z0-9-]{1,64}$")]
+    recipient: String,
+    /// Amount in cents.
+    #[arg(minimum = 1, maximum = 1_000_000)]
+    amount: u64,
+    #[ctx] ledger: &PayoutLedger,
+) -> Result<String, ToolError> {
+    eprintln!("send_payout: paying {amount} to {recipient}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&ledger.0)
+        .map_err(|e| ToolError::failed(format!("the ledger cannot be opened: {e}")))?;
+    // One write of one line: appends from several processes do not interleave.
+    file.write_all(format!("{recipient} {amount} {}\n", std::process::id()).as_bytes())
+        .map_err(|e| ToolError::failed(format!("the ledger cannot be written: {e}")))?;
+    Ok(format!("paid {amount} to {recipient}"))
+}
+
+/// The store `--store` names.
+async fn open_store(store: &str) -> Result<Box<dyn IdempotencyStore>, String> {
+    let failed = |e: &dyn std::fmt::Display| format!("--store: {e}");
+    if store.starts_with("postgres://") || store.starts_with("postgresql://") {
+        #[cfg(feature = "postgres")]
+        return toolwright::idempotency::PostgresStore::connect(store)
+            .await
+            .map(|s| Box::new(s) as Box<dyn IdempotencyStore>)
+            .map_err(|e| failed(&e));
+        #[cfg(not(feature = "postgres"))]
+        return Err("--store postgres://...: build with --features postgres".into());
+    }
+    if store.starts_with("redis://") {
+        #[cfg(feature = "redis")]
+        return toolwright::idempotency::RedisStore::connect(store)
+            .await
+            .map(|s| Box::new(s) as Box<dyn IdempotencyStore>)
+            .map_err(|e| failed(&e));
+        #[cfg(not(feature = "redis"))]
+        return Err("--store redis://...: build with --features redis".into());
+    }
+    #[cfg(feature = "redb")]
+    return toolwright::idempotency::RedbStore::open(Path::new(store))
+        .map(|s| Box::new(s) as Box<dyn IdempotencyStore>)
+        .map_err(|e| failed(&e));
+    #[cfg(not(feature = "redb"))]
+    return Err(format!(
+        "--store {store}: a file store needs --features redb; or give postgres://... or redis://..."
+    ));
+}
 
 struct Options {
     http: Option<SocketAddr>,
     workspace: Option<PathBuf>,
+    store: Option<String>,
+    lease: Option<Duration>,
+    ledger: Option<PathBuf>,
+    client_approval: bool,
 }
+
+const USAGE: &str = "usage: mcp_server [--http 127.0.0.1:PORT] [--workspace DIR] [--store URL|PATH] [--lease-ms N] [--ledger PATH] [--client-approval]";
 
 fn options() -> Result<Options, String> {
     let mut options = Options {
         http: None,
         workspace: None,
+        store: None,
+        lease: None,
+        ledger: None,
+        client_approval: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -44,11 +138,16 @@ fn options() -> Result<Options, String> {
                 })?);
             }
             "--workspace" => options.workspace = Some(value()?.into()),
-            other => {
-                return Err(format!(
-                    "unknown option {other}; usage: mcp_server [--http 127.0.0.1:PORT] [--workspace DIR]"
-                ));
+            "--store" => options.store = Some(value()?),
+            "--lease-ms" => {
+                let millis = value()?;
+                options.lease = Some(Duration::from_millis(millis.parse().map_err(|e| {
+                    format!("--lease-ms {millis}: {e}; give a whole number of milliseconds")
+                })?));
             }
+            "--ledger" => options.ledger = Some(value()?.into()),
+            "--client-approval" => options.client_approval = true,
+            other => return Err(format!("unknown option {other}; {USAGE}")),
         }
     }
     Ok(options)
@@ -68,24 +167,51 @@ async fn main() -> Result<(), String> {
     };
     // Standard output belongs to the protocol on stdio: talk to people on standard error.
     eprintln!("mcp_server: workspace {}", workspace.display());
-    let registry = coding_registry()
+    let mut registry = coding_registry()
         .with(SaveNote)
         .with(SearchNotes)
         .with(ConvertTemperature);
-    let context = coding_context(&workspace)
+    let mut context = coding_context(&workspace)
         .map_err(|e| format!("opening {}: {e}", workspace.display()))?
         .with(Notes::default());
-    let server = McpServer::new(registry, context)
+    let store: Box<dyn IdempotencyStore> = match &options.store {
+        Some(store) => open_store(store).await?,
+        None => Box::new(MemoryStore::new()),
+    };
+    let mut idempotency = Idempotency::new(store);
+    if let Some(lease) = options.lease {
+        idempotency = idempotency.lease(lease);
+    }
+    registry = registry.with_idempotency(idempotency);
+    // Replicas that resume each other's tickets sign them with one secret.
+    if let Ok(secret) = std::env::var("TOOLWRIGHT_APPROVAL_SECRET") {
+        registry = registry.with_approval_secret(secret);
+    }
+    if let Some(ledger) = options.ledger {
+        // Small payouts run without asking; the tool's own rule asks above 1,000.
+        registry = registry
+            .with(SendPayout)
+            .with_tool_policy("send_payout", AllowAll);
+        context = context.with(PayoutLedger(ledger));
+    }
+    let mut server = McpServer::new(registry, context)
         .map_err(|e| e.to_string())?
         .with_name("toolwright-example", env!("CARGO_PKG_VERSION"))
         .with_instructions(
             "Tools for a small Rust workspace: list, read, search and edit files, run cargo. \
              Argument errors list every problem; fix them all and call again.",
         );
+    if options.client_approval {
+        server = server.with_client_approval();
+    }
     let served = match options.http {
         Some(addr) => {
-            eprintln!("mcp_server: Streamable HTTP on http://{addr}/mcp");
-            server.serve_http(addr).await
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("--http {addr}: {e}"))?;
+            let bound = listener.local_addr().map_err(|e| e.to_string())?;
+            eprintln!("mcp_server: Streamable HTTP on http://{bound}/mcp");
+            server.serve_http_on(listener).await
         }
         None => server.serve_stdio().await,
     };

@@ -7,43 +7,16 @@
 //!   and the next request is still answered.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::OnceLock;
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
+mod support;
 
-/// The example server, built with this test's own features (so nothing is rebuilt).
-fn server_binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let mut features = vec!["mcp"];
-        if cfg!(feature = "redb") {
-            features.push("redb");
-        }
-        let output = Command::new(env!("CARGO"))
-            .current_dir(MANIFEST_DIR)
-            .args(["build", "--example", "mcp_server", "--message-format=json"])
-            .args(["--features", &features.join(",")])
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building the example server failed"
-        );
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|message| message["target"]["name"] == "mcp_server")
-            .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-            .expect("cargo names the example's executable")
-    })
-}
+use support::{HttpServer, MANIFEST_DIR, server_binary, stateless};
 
 #[test]
 fn python_sdk_client_in_both_protocol_eras() {
@@ -272,91 +245,6 @@ fn stdio_server_exits_when_its_input_closes() {
         std::thread::sleep(Duration::from_millis(50));
     }
     panic!("the server was still running 10 s after its input closed");
-}
-
-/// The server on Streamable HTTP, on a port it was free to take.
-struct HttpServer {
-    child: Child,
-    url: String,
-}
-
-impl HttpServer {
-    fn start() -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port")
-            .port();
-        let child = Command::new(server_binary())
-            .args(["--http", &format!("127.0.0.1:{port}")])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the server starts");
-        let url = format!("http://127.0.0.1:{port}/mcp");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "the server did not listen within 30 s"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        HttpServer { child, url }
-    }
-
-    /// POSTs `body` as a 2026-07-28 client does: the protocol version, and the method and
-    /// tool name mirrored into headers. The status and the JSON-RPC message (from a JSON
-    /// or an SSE body).
-    fn post(&self, body: &str) -> (u16, Value) {
-        let message: Value = serde_json::from_str(body).unwrap_or(Value::Null);
-        let mut headers = vec![("MCP-Protocol-Version", "2026-07-28")];
-        if let Some(method) = message["method"].as_str() {
-            headers.push(("Mcp-Method", method));
-        }
-        if let Some(name) = message["params"]["name"].as_str() {
-            headers.push(("Mcp-Name", name));
-        }
-        let agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .build()
-            .new_agent();
-        let mut request = agent
-            .post(&self.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream");
-        for (name, value) in headers {
-            request = request.header(name, value);
-        }
-        let mut response = request.send(body).expect("the server answers");
-        let status = response.status().as_u16();
-        let text = response.body_mut().read_to_string().expect("a body");
-        // An SSE body carries the message on a `data:` line.
-        let json = text
-            .lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .map(str::trim)
-            .find(|data| data.starts_with('{'))
-            .unwrap_or(&text);
-        (status, serde_json::from_str(json).unwrap_or(Value::Null))
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A stateless (2026-07-28) request: every request carries its protocol version.
-fn stateless(id: u64, method: &str, mut params: Value) -> String {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "wire-test", "version": "1"},
-    });
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
 }
 
 #[test]

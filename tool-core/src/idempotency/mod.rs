@@ -169,6 +169,26 @@ impl<S: IdempotencyStore + ?Sized> IdempotencyStore for Arc<S> {
     }
 }
 
+impl<S: IdempotencyStore + ?Sized> IdempotencyStore for Box<S> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn claim<'a>(&'a self, request: ClaimRequest<'a>) -> StoreFuture<'a, Claim> {
+        (**self).claim(request)
+    }
+
+    fn settle<'a>(
+        &'a self,
+        key: &'a str,
+        digest: &'a str,
+        settlement: Settlement,
+        retention: Duration,
+    ) -> StoreFuture<'a, ()> {
+        (**self).settle(key, digest, settlement, retention)
+    }
+}
+
 /// How keys are kept: the store, and the times that bound a claim.
 #[derive(Clone)]
 pub struct Idempotency {

@@ -28,8 +28,13 @@
 //! Approval: MCP has no approval step a server can wait on (2026-07-28's input-required
 //! results would need the client to elicit a yes/no, which clients do not do for tool
 //! calls yet), so a call that needs approval ends with an `awaiting_approval` error
-//! result holding the ticket; the harness approves it out of band
-//! ([`Registry::resume`]).
+//! result; its signed ticket is in the result's `_meta` under [`APPROVAL_TICKET_META`].
+//! The harness decides out of band ([`Registry::resume`]), or, when the client is the
+//! person's own application and the server allows it
+//! ([`McpServer::with_client_approval`]), the client sends the decision back with the
+//! request `toolwright/resume` (`{"ticket": ..., "decision": ...}`), answered like a
+//! `tools/call`. A ticket is spent once across every replica sharing the idempotency
+//! store and the approval secret.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
@@ -67,6 +72,14 @@ pub use rmcp;
 /// key (a string).
 pub const IDEMPOTENCY_KEY_META: &str = "dev.toolwright/idempotency-key";
 
+/// The key in an `awaiting_approval` result's `_meta` that holds the signed
+/// [`ApprovalTicket`](crate::approval::ApprovalTicket).
+pub const APPROVAL_TICKET_META: &str = "dev.toolwright/approval-ticket";
+
+/// The request a client sends to decide a ticket, when the server allows it
+/// ([`McpServer::with_client_approval`]).
+pub const RESUME_METHOD: &str = "toolwright/resume";
+
 /// A registry and its context, served over MCP. Cheap to clone: the Streamable HTTP
 /// transport clones it for every session.
 #[derive(Clone)]
@@ -80,6 +93,8 @@ pub struct McpServer {
     log_level: Arc<Mutex<Option<Level>>>,
     /// This session's random id: the origin of its calls' ids.
     session: Arc<str>,
+    /// Whether clients may decide approval tickets ([`RESUME_METHOD`]).
+    client_approval: bool,
 }
 
 /// Why a registry cannot be served.
@@ -138,6 +153,7 @@ impl McpServer {
             instructions: None,
             log_level: Arc::default(),
             session: crate::approval::random_id().into(),
+            client_approval: false,
         })
     }
 
@@ -150,6 +166,16 @@ impl McpServer {
     /// Instructions a client may show its model about using these tools together.
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Lets clients decide the approval tickets of their own calls with the request
+    /// [`RESUME_METHOD`]: for a client that is the person's own application (it shows
+    /// the call and asks). Off by default, since a client that runs a model unattended
+    /// could then approve its own calls; leave it off when approval must come from
+    /// elsewhere. Tickets stay signed, expiring, bound to their caller and spent once.
+    pub fn with_client_approval(mut self) -> Self {
+        self.client_approval = true;
         self
     }
 
@@ -188,6 +214,11 @@ impl McpServer {
             ToolCall::new(id, params.name.into_owned(), arguments).with_origin(&*self.session);
         call.idempotency_key = idempotency_key;
         let result = feedback::scope(sink, self.registry.dispatch(&self.context, call)).await;
+        Self::render(&result)
+    }
+
+    /// The MCP answer for `result`: the unknown-tool protocol error, or a result.
+    fn render(result: &crate::ToolResult) -> Result<CallToolResult, ErrorData> {
         if let Some(error) = result.error()
             && error.kind == ErrorKind::UnknownTool
         {
@@ -196,15 +227,52 @@ impl McpServer {
                 Some(error.to_model_json()),
             ));
         }
-        let rendered = render_results(Dialect::Mcp, std::slice::from_ref(&result))
+        let rendered = render_results(Dialect::Mcp, std::slice::from_ref(result))
             .pop()
             .unwrap_or(Value::Null);
-        let mut result: CallToolResult = serde_json::from_value(rendered).map_err(|error| {
+        let mut answer: CallToolResult = serde_json::from_value(rendered).map_err(|error| {
             ErrorData::internal_error(format!("rendering the result: {error}"), None)
         })?;
         // As rmcp's own constructors do; it drops the field for peers before 2026-07-28.
-        result.result_type = Some(ResultType::COMPLETE);
-        Ok(result)
+        answer.result_type = Some(ResultType::COMPLETE);
+        if let Some(ticket) = &result.ticket {
+            let mut meta = answer.meta.take().unwrap_or_default();
+            meta.0.insert(
+                APPROVAL_TICKET_META.to_owned(),
+                serde_json::to_value(ticket).unwrap_or(Value::Null),
+            );
+            answer.meta = Some(meta);
+        }
+        Ok(answer)
+    }
+
+    /// Answers [`RESUME_METHOD`]: the decision on a ticket, run like a `tools/call`.
+    async fn resume(&self, params: Option<&Value>) -> Result<CallToolResult, ErrorData> {
+        #[derive(serde::Deserialize)]
+        struct Resume {
+            ticket: crate::approval::ApprovalTicket,
+            decision: crate::approval::ApprovalDecision,
+        }
+        let Resume { ticket, decision } = params
+            .cloned()
+            .map(serde_json::from_value)
+            .transpose()
+            .map_err(|error| {
+                ErrorData::invalid_params(
+                    format!(
+                        "{RESUME_METHOD} takes {{\"ticket\": ..., \"decision\": ...}}: {error}"
+                    ),
+                    None,
+                )
+            })?
+            .ok_or_else(|| {
+                ErrorData::invalid_params(
+                    format!("{RESUME_METHOD} takes {{\"ticket\": ..., \"decision\": ...}}"),
+                    None,
+                )
+            })?;
+        let result = self.registry.resume(&self.context, &ticket, decision).await;
+        Self::render(&result)
     }
 }
 
@@ -327,6 +395,12 @@ impl ServerHandler for McpServer {
         request: CustomRequest,
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        if self.client_approval && request.method == RESUME_METHOD {
+            let result = self.resume(request.params.as_ref()).await?;
+            return serde_json::to_value(result)
+                .map(CustomResult)
+                .map_err(|error| ErrorData::internal_error(error.to_string(), None));
+        }
         Err(
             transport::malformed_params(&request.method, request.params.as_ref()).unwrap_or_else(
                 || ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None),

@@ -1,0 +1,191 @@
+//! What the MCP tests share: the example server, built once with the test's own
+//! features, started on Streamable HTTP, and requests as clients send them.
+
+#![allow(dead_code)] // each test binary uses a part of this
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+pub const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The example server, built with this test's own features (so nothing is rebuilt).
+pub fn server_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let mut features = vec!["mcp"];
+        for (on, feature) in [
+            (cfg!(feature = "redb"), "redb"),
+            (cfg!(feature = "postgres"), "postgres"),
+            (cfg!(feature = "redis"), "redis"),
+        ] {
+            if on {
+                features.push(feature);
+            }
+        }
+        let output = Command::new(env!("CARGO"))
+            .current_dir(MANIFEST_DIR)
+            .args(["build", "--example", "mcp_server", "--message-format=json"])
+            .args(["--features", &features.join(",")])
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("cargo runs");
+        assert!(
+            output.status.success(),
+            "building the example server failed"
+        );
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|message| message["target"]["name"] == "mcp_server")
+            .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+            .expect("cargo names the example's executable")
+    })
+}
+
+/// The example server on Streamable HTTP, on a port the system chose.
+pub struct HttpServer {
+    pub child: Child,
+    pub url: String,
+    /// What the server writes on standard error, line by line.
+    pub log: Mutex<Receiver<String>>,
+}
+
+impl HttpServer {
+    /// Starts the server with `args` (besides `--http`), with `env` set.
+    pub fn start_with(args: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut child = Command::new(server_binary())
+            .args(["--http", "127.0.0.1:0"])
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the server starts");
+        let stderr = BufReader::new(child.stderr.take().expect("piped"));
+        let (send, log) = channel();
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut server = HttpServer {
+            child,
+            url: String::new(),
+            log: Mutex::new(log),
+        };
+        let line = server.wait_for("Streamable HTTP on ", Duration::from_secs(60));
+        server.url = line
+            .split("Streamable HTTP on ")
+            .nth(1)
+            .expect("the address")
+            .trim()
+            .to_owned();
+        server
+    }
+
+    pub fn start() -> Self {
+        Self::start_with(&[], &[])
+    }
+
+    /// The first line of the server's standard error containing `text`.
+    pub fn wait_for(&self, text: &str, within: Duration) -> String {
+        let deadline = Instant::now() + within;
+        let log = self.log.lock().unwrap();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match log.recv_timeout(left) {
+                Ok(line) if line.contains(text) => return line,
+                Ok(_) => {}
+                Err(_) => panic!("the server did not log {text:?} within {within:?}"),
+            }
+        }
+    }
+
+    /// POSTs `body` as a 2026-07-28 client does: the protocol version, and the method and
+    /// tool name mirrored into headers. The status and the JSON-RPC message (from a JSON
+    /// or an SSE body).
+    pub fn post(&self, body: &str) -> (u16, Value) {
+        let (status, _, reply) = self.post_with(body, &[("MCP-Protocol-Version", "2026-07-28")]);
+        (status, reply)
+    }
+
+    /// POSTs `body` with `headers` (and the method and tool name mirrored into headers):
+    /// the status, the session id the server gave, and the JSON-RPC message.
+    pub fn post_with(&self, body: &str, headers: &[(&str, &str)]) -> (u16, Option<String>, Value) {
+        let message: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+        let mut headers = headers.to_vec();
+        if let Some(method) = message["method"].as_str() {
+            headers.push(("Mcp-Method", method));
+        }
+        if let Some(name) = message["params"]["name"].as_str() {
+            headers.push(("Mcp-Name", name));
+        }
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(60)))
+            .build()
+            .new_agent();
+        let mut request = agent
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let mut response = request.send(body).expect("the server answers");
+        let status = response.status().as_u16();
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        let text = response.body_mut().read_to_string().expect("a body");
+        // An SSE body carries the message on a `data:` line.
+        let json = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .find(|data| data.starts_with('{'))
+            .unwrap_or(&text);
+        (
+            status,
+            session,
+            serde_json::from_str(json).unwrap_or(Value::Null),
+        )
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A stateless (2026-07-28) request: every request carries its protocol version.
+pub fn stateless(id: u64, method: &str, params: Value) -> String {
+    stateless_with_meta(id, method, params, json!({}))
+}
+
+/// A stateless request whose `_meta` also holds `meta`'s entries.
+pub fn stateless_with_meta(id: u64, method: &str, mut params: Value, meta: Value) -> String {
+    let mut all = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "wire-test", "version": "1"},
+    });
+    for (key, value) in meta.as_object().into_iter().flatten() {
+        all[key] = value.clone();
+    }
+    params["_meta"] = all;
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
