@@ -35,7 +35,7 @@ mod setup;
 
 use std::io::Write as _;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use setup::{coding_context, coding_registry, scratch_workspace};
@@ -78,29 +78,31 @@ async fn send_payout(
 
 /// The store `--store` names.
 async fn open_store(store: &str) -> Result<Box<dyn IdempotencyStore>, String> {
-    let failed = |e: &dyn std::fmt::Display| format!("--store: {e}");
+    #[cfg_attr(
+        not(any(feature = "postgres", feature = "redis", feature = "redb")),
+        allow(dead_code)
+    )]
+    fn boxed(
+        opened: Result<impl IdempotencyStore + 'static, impl std::fmt::Display>,
+    ) -> Result<Box<dyn IdempotencyStore>, String> {
+        opened
+            .map(|store| Box::new(store) as Box<dyn IdempotencyStore>)
+            .map_err(|e| format!("--store: {e}"))
+    }
     if store.starts_with("postgres://") || store.starts_with("postgresql://") {
         #[cfg(feature = "postgres")]
-        return toolwright::idempotency::PostgresStore::connect(store)
-            .await
-            .map(|s| Box::new(s) as Box<dyn IdempotencyStore>)
-            .map_err(|e| failed(&e));
+        return boxed(toolwright::idempotency::PostgresStore::connect(store).await);
         #[cfg(not(feature = "postgres"))]
         return Err("--store postgres://...: build with --features postgres".into());
     }
     if store.starts_with("redis://") {
         #[cfg(feature = "redis")]
-        return toolwright::idempotency::RedisStore::connect(store)
-            .await
-            .map(|s| Box::new(s) as Box<dyn IdempotencyStore>)
-            .map_err(|e| failed(&e));
+        return boxed(toolwright::idempotency::RedisStore::connect(store).await);
         #[cfg(not(feature = "redis"))]
         return Err("--store redis://...: build with --features redis".into());
     }
     #[cfg(feature = "redb")]
-    return toolwright::idempotency::RedbStore::open(Path::new(store))
-        .map(|s| Box::new(s) as Box<dyn IdempotencyStore>)
-        .map_err(|e| failed(&e));
+    return boxed(toolwright::idempotency::RedbStore::open(store));
     #[cfg(not(feature = "redb"))]
     return Err(format!(
         "--store {store}: a file store needs --features redb; or give postgres://... or redis://..."

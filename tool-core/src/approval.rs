@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
-use crate::idempotency::{hex, write_canonical};
+use crate::idempotency::{hex, write_canonical, write_json_string};
 
 /// A paused call, waiting for a person. Serialize it, show it, store it; resume with
 /// [`Registry::resume`](crate::Registry::resume). Every field is covered by the
@@ -94,11 +94,15 @@ impl ApprovalDecision {
 /// object's keys sorted, so the same call always has the same digest. It names a call for
 /// display and for decisions; it approves nothing by itself (tickets are signed).
 pub fn digest(tool: &str, arguments: &Value) -> String {
+    // The canonical form of `{"arguments": arguments, "tool": tool}` (keys sorted),
+    // written without building that object.
     let mut hasher = Sha256::new();
-    write_canonical(
-        &json!({"tool": tool, "arguments": arguments}),
-        &mut |bytes| hasher.update(bytes),
-    );
+    let mut sink = |bytes: &[u8]| hasher.update(bytes);
+    sink(b"{\"arguments\":");
+    write_canonical(arguments, &mut sink);
+    sink(b",\"tool\":");
+    write_json_string(tool, &mut sink);
+    sink(b"}");
     hex(&hasher.finalize())
 }
 
@@ -216,6 +220,8 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
 mod tests {
     use serde_json::json;
 
+    use sha2::{Digest as _, Sha256};
+
     use super::{ApprovalTicket, Approvals, TicketFault, digest};
 
     #[test]
@@ -234,6 +240,13 @@ mod tests {
             digest("charge", &json!({"currency": "EUR", "amount": 5}))
         );
         assert_eq!(a.len(), 64);
+        // The same bytes as the canonical form of the wrapping object.
+        let mut bytes = Vec::new();
+        crate::idempotency::write_canonical(
+            &json!({"tool": "refund", "arguments": {"amount": 5, "currency": "EUR"}}),
+            &mut |chunk| bytes.extend_from_slice(chunk),
+        );
+        assert_eq!(a, crate::idempotency::hex(&Sha256::digest(&bytes)));
     }
 
     fn ticket() -> ApprovalTicket {

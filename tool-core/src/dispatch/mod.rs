@@ -470,7 +470,7 @@ impl Registry {
         let wait = self
             .timeout_for(tool)
             .map_or(settings.wait, |limit| limit.min(settings.wait));
-        let started = std::time::Instant::now();
+        let mut started = None;
         let mut pause = std::time::Duration::from_millis(5);
         loop {
             let refusal = match store.claim(request).await {
@@ -493,13 +493,15 @@ impl Registry {
                 .with_retryable(false)
                 .with_hint("check the outside world (the payment, the message) before acting again; if it did not happen, call again with a new idempotency key"),
                 Ok(Claim::InFlight) => {
+                    // The clock is read only when there is something to wait for.
+                    let since = *started.get_or_insert_with(std::time::Instant::now);
                     #[cfg(feature = "tokio")]
-                    if started.elapsed() + pause <= wait {
+                    if since.elapsed() + pause <= wait {
                         tokio::time::sleep(pause).await;
                         pause = (pause * 2).min(std::time::Duration::from_millis(250));
                         continue;
                     }
-                    let _ = (started, wait, &mut pause);
+                    let _ = (since, wait, &mut pause);
                     ToolError::new(
                         ErrorKind::Conflict,
                         format!("an earlier attempt with this {what} is still running, so this call did not run"),

@@ -1,6 +1,7 @@
 //! Keys in this process's memory.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -40,22 +41,24 @@ impl MemoryStore {
     fn claim_now(&self, request: &ClaimRequest<'_>) -> Result<Claim, StoreError> {
         let now = unix_millis();
         let mut entries = self.entries()?;
-        if let Some(found) = entries
-            .records
-            .get(request.key)
-            .and_then(|record| record.claim_outcome(request, now))
-        {
-            return Ok(found);
-        }
         entries.since_sweep += 1;
         if entries.since_sweep >= 1024 && entries.since_sweep >= entries.records.len() / 2 {
             entries.records.retain(|_, record| record.expires_at > now);
             entries.since_sweep = 0;
         }
-        entries
-            .records
-            .insert(request.key.to_owned(), Record::claimed(request, now));
-        Ok(Claim::Claimed)
+        match entries.records.entry(request.key.to_owned()) {
+            Entry::Occupied(mut held) => match held.get().claim_outcome(request, now) {
+                Some(found) => Ok(found),
+                None => {
+                    held.insert(Record::claimed(request, now));
+                    Ok(Claim::Claimed)
+                }
+            },
+            Entry::Vacant(free) => {
+                free.insert(Record::claimed(request, now));
+                Ok(Claim::Claimed)
+            }
+        }
     }
 
     fn settle_now(
@@ -66,15 +69,11 @@ impl MemoryStore {
         retention: Duration,
     ) -> Result<(), StoreError> {
         let mut entries = self.entries()?;
-        let Some(record) = entries.records.remove(key) else {
+        let Some(record) = entries.records.get_mut(key) else {
             return Ok(());
         };
-        if record.digest != digest {
-            entries.records.insert(key.to_owned(), record);
-            return Ok(());
-        }
-        if let Some(record) = record.settled(settlement, retention, unix_millis()) {
-            entries.records.insert(key.to_owned(), record);
+        if record.digest == digest && !record.settle(settlement, retention, unix_millis()) {
+            entries.records.remove(key);
         }
         Ok(())
     }

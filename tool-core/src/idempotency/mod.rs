@@ -258,11 +258,21 @@ impl fmt::Debug for Idempotency {
     }
 }
 
-/// The store key for `parts`: SHA-256 (hex) of their JSON array, so a key is always 64
-/// bytes, whatever a client sent, and no two different lists of parts share one.
+/// The store key for `parts`: SHA-256 (hex) of the parts, each preceded by its length
+/// (or a marker for an absent part), so a key is always 64 bytes whatever a client sent,
+/// and no two different lists of parts share one.
 pub(crate) fn scoped_key(parts: &[Option<&str>]) -> String {
-    let text = serde_json::to_string(parts).unwrap_or_default();
-    hex(&Sha256::digest(text.as_bytes()))
+    let mut hasher = Sha256::new();
+    for part in parts {
+        match part {
+            Some(part) => {
+                hasher.update((part.len() as u64).to_le_bytes());
+                hasher.update(part.as_bytes());
+            }
+            None => hasher.update(u64::MAX.to_le_bytes()),
+        }
+    }
+    hex(&hasher.finalize())
 }
 
 /// Lower-case hex of `bytes`.
@@ -277,7 +287,8 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 }
 
 /// Writes `value` into `sink` in a canonical form: objects with their keys sorted, no
-/// whitespace, so equal JSON values always give the same bytes.
+/// whitespace, strings and numbers as serde_json writes them, so equal JSON values always
+/// give the same bytes. Nothing is allocated but the list of an object's keys.
 pub(crate) fn write_canonical(value: &Value, sink: &mut impl FnMut(&[u8])) {
     match value {
         Value::Object(map) => {
@@ -305,15 +316,37 @@ pub(crate) fn write_canonical(value: &Value, sink: &mut impl FnMut(&[u8])) {
             sink(b"]");
         }
         Value::String(text) => write_json_string(text, sink),
-        scalar => sink(scalar.to_string().as_bytes()),
+        scalar => {
+            // Numbers, booleans and null, written by serde_json into the sink directly.
+            let _ = serde_json::to_writer(Forward(sink), scalar);
+        }
     }
 }
 
-fn write_json_string(text: &str, sink: &mut impl FnMut(&[u8])) {
-    let mut buffer = Vec::with_capacity(text.len() + 2);
-    // Writing a string into a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut buffer, text);
-    sink(&buffer);
+/// Writes `text` as a JSON string: as is between quotes when nothing needs escaping (the
+/// common case), through serde_json's escaping otherwise.
+pub(crate) fn write_json_string(text: &str, sink: &mut impl FnMut(&[u8])) {
+    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        sink(b"\"");
+        sink(text.as_bytes());
+        sink(b"\"");
+    } else {
+        let _ = serde_json::to_writer(Forward(sink), text);
+    }
+}
+
+/// An `io::Write` that hands every chunk to a sink.
+struct Forward<'s, F: FnMut(&[u8])>(&'s mut F);
+
+impl<F: FnMut(&[u8])> std::io::Write for Forward<'_, F> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        (self.0)(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Milliseconds since the Unix epoch, by this machine's clock.
@@ -386,15 +419,10 @@ impl Record {
         }
     }
 
-    /// This record after `settlement`; `None` when the key is released.
-    pub fn settled(
-        mut self,
-        settlement: Settlement,
-        retention: Duration,
-        now: u64,
-    ) -> Option<Self> {
+    /// Applies `settlement`; `false` when the key is released (the record goes).
+    pub fn settle(&mut self, settlement: Settlement, retention: Duration, now: u64) -> bool {
         match settlement {
-            Settlement::Release => return None,
+            Settlement::Release => return false,
             Settlement::Done(stored) => {
                 self.state = RecordState::Done {
                     outcome: stored.outcome,
@@ -403,7 +431,7 @@ impl Record {
             }
             Settlement::Unknown => self.state = RecordState::Unknown,
         }
-        Some(self)
+        true
     }
 }
 
@@ -425,6 +453,22 @@ mod tests {
             canonical(&json!({"b": [{"z": 1, "a": "\"x\""}], "a": null})),
             r#"{"a":null,"b":[{"a":"\"x\"","z":1}]}"#
         );
+    }
+
+    #[test]
+    fn strings_and_numbers_are_written_as_serde_json_writes_them() {
+        for value in [
+            json!("plain"),
+            json!("tab\tquote\"back\\slash\u{1}é"),
+            json!(1.5e300),
+            json!(-0.0),
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(true),
+            json!(null),
+        ] {
+            assert_eq!(canonical(&value), value.to_string());
+        }
     }
 
     #[test]

@@ -124,10 +124,10 @@ impl PostgresStore {
         let lease = i64::try_from(millis(request.lease)).unwrap_or(i64::MAX);
         let retention =
             i64::try_from(millis(request.retention.max(request.lease))).unwrap_or(i64::MAX);
-        if self.claims.fetch_add(1, Ordering::Relaxed) % 1024 == 1023 {
-            if let Err(error) = client.execute(PURGE, &[]).await {
-                tracing::warn!(%error, "could not purge expired idempotency keys");
-            }
+        if self.claims.fetch_add(1, Ordering::Relaxed) % 1024 == 1023
+            && let Err(error) = client.execute(PURGE, &[]).await
+        {
+            tracing::warn!(%error, "could not purge expired idempotency keys");
         }
         let failed = |e: tokio_postgres::Error| StoreError::new(format!("claiming a key: {e}"));
         // A row that disappears between the two statements (released, or expired) is

@@ -98,10 +98,11 @@ impl IdempotencyStore for RedbStore {
         retention: Duration,
     ) -> StoreFuture<'a, ()> {
         let settled = self.update(key, |current| match current {
-            Some(record) if record.digest == digest => {
-                match record.settled(settlement, retention, unix_millis()) {
-                    Some(record) => Ok(((), Change::Put(record))),
-                    None => Ok(((), Change::Remove)),
+            Some(mut record) if record.digest == digest => {
+                if record.settle(settlement, retention, unix_millis()) {
+                    Ok(((), Change::Put(record)))
+                } else {
+                    Ok(((), Change::Remove))
                 }
             }
             _ => Ok(((), Change::Keep)),

@@ -1,0 +1,169 @@
+//! What an idempotency key costs: the same call through `Registry::dispatch`, once as an
+//! `external` tool (a fresh key claimed and settled in the store on every call) and once
+//! as a `write` tool (no key), in the same run, for each store: memory, redb, and, when
+//! their servers run (`scripts/services up`), PostgreSQL and Redis on loopback.
+//!
+//! Besides criterion's means, the bench prints p50 and p99 of the latency each store adds,
+//! from 2,000 timed calls of each kind, interleaved.
+//!
+//! Run with `cargo bench --bench idempotency --features redb,postgres,redis`.
+
+use std::hint::black_box;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use criterion::Criterion;
+use toolwright::idempotency::{Idempotency, IdempotencyStore, MemoryStore};
+use toolwright::policy::AllowAll;
+use toolwright::{Context, Registry, ToolCall, tool};
+
+/// Pay an amount out (acts on the outside world: runs with a key).
+#[tool(effect = "external")]
+fn pay_keyed(
+    /// Who is paid.
+    recipient: String,
+    /// Amount in cents.
+    amount: u64,
+) -> String {
+    format!("paid {amount} to {recipient}")
+}
+
+/// Pay an amount out (declared a local write: no key).
+#[tool(effect = "write")]
+fn pay_plain(
+    /// Who is paid.
+    recipient: String,
+    /// Amount in cents.
+    amount: u64,
+) -> String {
+    format!("paid {amount} to {recipient}")
+}
+
+const ARGUMENTS: &str = r#"{"recipient": "acct-42", "amount": 2500}"#;
+
+fn registry(store: impl IdempotencyStore + 'static) -> Registry {
+    // A short retention keeps the memory store's map small over millions of calls.
+    let idempotency = Idempotency::new(store)
+        .lease(Duration::from_secs(5))
+        .retention(Duration::from_secs(5));
+    Registry::new()
+        .with(PayKeyed)
+        .with(PayPlain)
+        .with_policy(AllowAll)
+        .with_idempotency(idempotency)
+}
+
+/// A call with a key never used before.
+fn keyed_call() -> ToolCall {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    ToolCall::new("c", "pay_keyed", ARGUMENTS).with_idempotency_key(format!("bench-{n}"))
+}
+
+fn plain_call() -> ToolCall {
+    ToolCall::new("c", "pay_plain", ARGUMENTS)
+}
+
+fn service_url(variable: &str) -> Option<String> {
+    if let Ok(url) = std::env::var(variable) {
+        return Some(url);
+    }
+    let output =
+        std::process::Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/services"))
+            .arg("up")
+            .output()
+            .ok()?;
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix(&format!("{variable}="))
+                .map(str::to_owned)
+        })
+}
+
+fn stores(rt: &tokio::runtime::Runtime) -> Vec<(&'static str, Registry)> {
+    let mut stores = vec![("memory", registry(MemoryStore::new()))];
+    #[cfg(feature = "redb")]
+    {
+        let path =
+            std::env::temp_dir().join(format!("toolwright-bench-{}.redb", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let store = toolwright::idempotency::RedbStore::open(&path).expect("a redb file");
+        stores.push(("redb", registry(store)));
+    }
+    #[cfg(feature = "postgres")]
+    match service_url("TOOLWRIGHT_POSTGRES_URL") {
+        Some(url) => {
+            let store = rt
+                .block_on(toolwright::idempotency::PostgresStore::connect(&url))
+                .expect("PostgreSQL");
+            stores.push(("postgres", registry(store)));
+        }
+        None => eprintln!("postgres: no server (scripts/services up --install); skipped"),
+    }
+    #[cfg(feature = "redis")]
+    match service_url("TOOLWRIGHT_REDIS_URL") {
+        Some(url) => {
+            let store = rt
+                .block_on(toolwright::idempotency::RedisStore::connect(&url))
+                .expect("Redis");
+            stores.push(("redis", registry(store)));
+        }
+        None => eprintln!("redis: no server (scripts/services up --install); skipped"),
+    }
+    let _ = (rt, service_url as fn(&str) -> Option<String>);
+    stores
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let ctx = Context::new();
+    let stores = stores(&rt);
+    let mut criterion = Criterion::default().configure_from_args();
+    for (name, registry) in &stores {
+        let mut group = criterion.benchmark_group(format!("external call, {name} store"));
+        group.bench_function("unkeyed (baseline)", |b| {
+            b.iter(|| black_box(rt.block_on(registry.dispatch(&ctx, plain_call()))))
+        });
+        group.bench_function("keyed", |b| {
+            b.iter(|| black_box(rt.block_on(registry.dispatch(&ctx, keyed_call()))))
+        });
+        group.finish();
+    }
+    criterion.final_summary();
+
+    println!("\nlatency added by the key (2,000 calls of each kind, interleaved):");
+    println!(
+        "| store | unkeyed p50 | keyed p50 | added p50 | unkeyed p99 | keyed p99 | added p99 |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for (name, registry) in &stores {
+        let (mut plain, mut keyed) = (Vec::new(), Vec::new());
+        for _ in 0..2_000 {
+            let started = Instant::now();
+            black_box(rt.block_on(registry.dispatch(&ctx, plain_call())));
+            plain.push(started.elapsed());
+            let started = Instant::now();
+            let result = rt.block_on(registry.dispatch(&ctx, keyed_call()));
+            keyed.push(started.elapsed());
+            assert!(!result.is_error(), "{}", result.for_model());
+        }
+        plain.sort();
+        keyed.sort();
+        let row = |p| (percentile(&plain, p), percentile(&keyed, p));
+        let ((p50, k50), (p99, k99)) = (row(0.5), row(0.99));
+        println!(
+            "| {name} | {p50:.1?} | {k50:.1?} | {:.1?} | {p99:.1?} | {k99:.1?} | {:.1?} |",
+            k50.saturating_sub(p50),
+            k99.saturating_sub(p99)
+        );
+    }
+}
