@@ -11,7 +11,7 @@
 //! | --- | --- |
 //! | a valid call | `CallToolResult`: the model's view as a text block; `structuredContent` when the result is a JSON object |
 //! | arguments that fail the schema, a tool error, a panic, a timeout | `isError: true` with the error as JSON text (category, message, hint, every problem) |
-//! | a denied call, or one that needs approval | `isError: true` saying why (`denied`, or `awaiting_approval` with the ticket) |
+//! | a denied call, or one that needs approval | `isError: true` saying why (`denied`, or `awaiting_approval`; the signed ticket in `_meta`) |
 //! | an unknown tool | JSON-RPC error `-32602` "Unknown tool: …", the closest names in `data` |
 //! | arguments that are not an object, a request the SDK cannot read | JSON-RPC error `-32602` / `-32600` with the request's id |
 //! | a line or body that is not JSON | JSON-RPC error `-32700`, id `null` |
