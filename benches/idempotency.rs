@@ -83,6 +83,10 @@ fn service_url(variable: &str) -> Option<String> {
 }
 
 fn stores(rt: &tokio::runtime::Runtime) -> Vec<(&'static str, Registry)> {
+    #[cfg_attr(
+        not(any(feature = "redb", feature = "postgres", feature = "redis")),
+        allow(unused_mut)
+    )]
     let mut stores = vec![("memory", registry(MemoryStore::new()))];
     #[cfg(feature = "redb")]
     {

@@ -22,7 +22,7 @@
 //!
 //! - `--store URL`: `postgres://...` (feature `postgres`), `redis://...` (feature
 //!   `redis`), or a file path for redb (feature `redb`, one process); default: memory.
-//! - `--lease-ms N`: how long a claim holds without an outcome (default 5 minutes).
+//! - `--lease-ms N`: how long a claim holds without word from its process (default 60 s).
 //! - `--ledger PATH`: also serve `send_payout`, an external tool whose side effect is a
 //!   line appended to PATH (to watch replicas pay once); payouts over 1,000 wait for a
 //!   person.

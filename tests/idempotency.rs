@@ -475,6 +475,9 @@ impl IdempotencyStore for Unreachable {
     ) -> StoreFuture<'a, ()> {
         Box::pin(async { Err(StoreError::new("connecting: connection refused")) })
     }
+    fn renew<'a>(&'a self, _: &'a str, _: &'a str, _: Duration) -> StoreFuture<'a, ()> {
+        Box::pin(async { Err(StoreError::new("connecting: connection refused")) })
+    }
 }
 
 #[test]
@@ -497,4 +500,37 @@ fn a_store_that_cannot_answer_stops_the_call_and_is_named() {
         0,
         "a key that could not be claimed never runs"
     );
+}
+
+#[test]
+fn a_call_longer_than_its_lease_keeps_its_key_while_it_runs() {
+    // Lease 60 ms, the refund takes 150 ms: renewed while it runs, so the second attempt
+    // (arriving at ~100 ms, waiting at most 20 ms) hears "still running", not "unknown".
+    let registry = Registry::new()
+        .with(Refund)
+        .with_policy(AllowAll)
+        .with_idempotency(
+            Idempotency::new(MemoryStore::new())
+                .lease(Duration::from_millis(60))
+                .wait(Duration::from_millis(20)),
+        );
+    let ctx = context();
+    let (first, second) = runtime().block_on(async {
+        tokio::join!(
+            registry.dispatch(&ctx, refund_call("a", "C-3", 100).with_idempotency_key("k")),
+            async {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                registry
+                    .dispatch(&ctx, refund_call("b", "C-3", 100).with_idempotency_key("k"))
+                    .await
+            },
+        )
+    });
+    assert!(!first.is_error(), "{}", first.for_model());
+    assert!(
+        error(&second).message.contains("still running"),
+        "{}",
+        second.for_model()
+    );
+    assert_eq!(Ledger::runs(&ctx), 1);
 }

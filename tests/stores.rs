@@ -176,6 +176,43 @@ async fn conformance(store: Arc<dyn IdempotencyStore>) {
         "{name}"
     );
 
+    // Renewal: a claim whose lease is renewed stays in flight past its first lease;
+    // renewing a settled or foreign claim changes nothing.
+    let k = key("renew");
+    let short = ClaimRequest {
+        lease: Duration::from_millis(300),
+        ..request(&k, "d1")
+    };
+    store.claim(short).await.unwrap();
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        store
+            .renew(&k, "d2", Duration::from_millis(1))
+            .await
+            .unwrap();
+        store
+            .renew(&k, "d1", Duration::from_millis(300))
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        store.claim(request(&k, "d1")).await.unwrap(),
+        Claim::InFlight,
+        "{name}"
+    );
+    store.settle(&k, "d1", done("renewed"), HOUR).await.unwrap();
+    store
+        .renew(&k, "d1", Duration::from_millis(1))
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            store.claim(request(&k, "d1")).await.unwrap(),
+            Claim::Done(_)
+        ),
+        "{name}"
+    );
+
     // Expiry: after its retention a key is free again, whatever it held.
     let k = key("expiry");
     let brief = ClaimRequest {

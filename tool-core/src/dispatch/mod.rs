@@ -385,9 +385,8 @@ impl Registry {
                 }
                 Err(Held::Refused(refusal)) => return Err(refusal),
             }
-            let outcome = self
-                .run_with_retries(ctx, call, tool, prepared, normalized, effect, true)
-                .await;
+            let run = self.run_with_retries(ctx, call, tool, prepared, normalized, effect, true);
+            let outcome = self.holding(&claim, run).await;
             self.record(&claim, name, effect, &outcome).await;
             outcome
         })
@@ -520,6 +519,42 @@ impl Registry {
         }
     }
 
+    /// Waits for `run`, renewing `claim`'s lease every third of it while the tool runs,
+    /// so a long call keeps its key and a crashed process's key is free of it soon.
+    async fn holding(&self, claim: &ClaimKey, run: ToolFuture<'_>) -> ToolOutcome {
+        #[cfg(feature = "tokio")]
+        {
+            use futures_util::future::{Either, select};
+            let run = match run.into_ready() {
+                Ok(outcome) => return outcome,
+                Err(running) => running,
+            };
+            let settings = &self.settings.idempotency;
+            let every = (settings.lease / 3).max(std::time::Duration::from_millis(10));
+            let mut run = std::pin::pin!(run);
+            loop {
+                let tick = std::pin::pin!(tokio::time::sleep(every));
+                match select(run.as_mut(), tick).await {
+                    Either::Left((outcome, _)) => return outcome,
+                    Either::Right(((), _)) => {
+                        let store = settings.store();
+                        if let Err(error) =
+                            store.renew(&claim.key, &claim.digest, settings.lease).await
+                        {
+                            tracing::warn!(
+                                store = store.name(),
+                                %error,
+                                "could not renew a claim's lease; if the call outlives it, the next attempt is told its outcome is unknown"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        #[cfg(not(feature = "tokio"))]
+        run.await
+    }
+
     /// Records how a claimed call ended (see [`settlement_for`]).
     async fn record(&self, claim: &ClaimKey, tool: &str, effect: Effect, outcome: &ToolOutcome) {
         let settings = &self.settings.idempotency;
@@ -642,7 +677,10 @@ impl Registry {
                 }
                 let call = &*call;
                 match self.admit(ctx, call, notes, Gate::Approved) {
-                    Ok(admitted) => self.execute(ctx, call, admitted, notes).await,
+                    Ok(admitted) => {
+                        let run = self.execute(ctx, call, admitted, notes);
+                        self.holding(&claim, run).await
+                    }
                     Err(refusal) => Err(refusal),
                 }
             }

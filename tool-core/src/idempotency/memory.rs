@@ -99,4 +99,15 @@ impl IdempotencyStore for MemoryStore {
         let settled = self.settle_now(key, digest, settlement, retention);
         Box::pin(std::future::ready(settled))
     }
+
+    fn renew<'a>(&'a self, key: &'a str, digest: &'a str, lease: Duration) -> StoreFuture<'a, ()> {
+        let renewed = self.entries().map(|mut entries| {
+            if let Some(record) = entries.records.get_mut(key)
+                && record.digest == digest
+            {
+                record.renew(lease, unix_millis());
+            }
+        });
+        Box::pin(std::future::ready(renewed))
+    }
 }

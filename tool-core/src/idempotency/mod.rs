@@ -147,6 +147,12 @@ pub trait IdempotencyStore: Send + Sync {
         settlement: Settlement,
         retention: Duration,
     ) -> StoreFuture<'a, ()>;
+
+    /// Extends the lease of the claim on `key`, held by a running call with `digest`, to
+    /// `lease` from now: the dispatcher renews it while the tool runs, so a lease can be
+    /// short (a crashed process is noticed soon) and a long call still holds its key. A
+    /// key settled, released or claimed for another digest is left alone.
+    fn renew<'a>(&'a self, key: &'a str, digest: &'a str, lease: Duration) -> StoreFuture<'a, ()>;
 }
 
 impl<S: IdempotencyStore + ?Sized> IdempotencyStore for Arc<S> {
@@ -166,6 +172,10 @@ impl<S: IdempotencyStore + ?Sized> IdempotencyStore for Arc<S> {
         retention: Duration,
     ) -> StoreFuture<'a, ()> {
         (**self).settle(key, digest, settlement, retention)
+    }
+
+    fn renew<'a>(&'a self, key: &'a str, digest: &'a str, lease: Duration) -> StoreFuture<'a, ()> {
+        (**self).renew(key, digest, lease)
     }
 }
 
@@ -187,6 +197,10 @@ impl<S: IdempotencyStore + ?Sized> IdempotencyStore for Box<S> {
     ) -> StoreFuture<'a, ()> {
         (**self).settle(key, digest, settlement, retention)
     }
+
+    fn renew<'a>(&'a self, key: &'a str, digest: &'a str, lease: Duration) -> StoreFuture<'a, ()> {
+        (**self).renew(key, digest, lease)
+    }
 }
 
 /// How keys are kept: the store, and the times that bound a claim.
@@ -199,20 +213,22 @@ pub struct Idempotency {
 }
 
 impl Idempotency {
-    /// Keys in `store`, with the default times: a 5-minute lease, 24 hours of retention,
-    /// and up to 30 seconds of waiting for an attempt in flight.
+    /// Keys in `store`, with the default times: a 60-second lease (renewed while the
+    /// call runs), 24 hours of retention, and up to 30 seconds of waiting for an attempt
+    /// in flight.
     pub fn new(store: impl IdempotencyStore + 'static) -> Self {
         Self {
             store: Arc::new(store),
-            lease: Duration::from_secs(300),
+            lease: Duration::from_secs(60),
             retention: Duration::from_secs(24 * 3600),
             wait: Duration::from_secs(30),
         }
     }
 
-    /// How long a claim holds without an outcome. Set it above the longest a call can
-    /// take: an attempt still running after its lease is reported to the next attempt
-    /// as "outcome unknown".
+    /// How long a claim holds without word from the call holding it. The dispatcher
+    /// renews the lease while the tool runs (every third of it, with the `tokio`
+    /// feature), so this is how soon a crashed process's claims count as lost: the next
+    /// attempt is then told the first one's outcome is unknown.
     pub fn lease(mut self, lease: Duration) -> Self {
         self.lease = lease;
         self
@@ -416,6 +432,13 @@ impl Record {
                 lease_until: now.saturating_add(millis(request.lease)),
             },
             expires_at: now.saturating_add(millis(request.retention.max(request.lease))),
+        }
+    }
+
+    /// Extends a running claim's lease to `lease` from `now`.
+    pub fn renew(&mut self, lease: Duration, now: u64) {
+        if let RecordState::Running { lease_until } = &mut self.state {
+            *lease_until = now.saturating_add(millis(lease));
         }
     }
 

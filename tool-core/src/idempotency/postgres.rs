@@ -58,6 +58,10 @@ const DONE: &str = "UPDATE toolwright_claims SET state = 'done', outcome = $3,
 
 const UNKNOWN: &str = "UPDATE toolwright_claims SET state = 'unknown' WHERE key = $1 AND digest = $2 AND state = 'running'";
 
+const RENEW: &str = "UPDATE toolwright_claims
+    SET lease_until = now() + $3::bigint * interval '1 millisecond'
+    WHERE key = $1 AND digest = $2 AND state = 'running'";
+
 const RELEASE: &str =
     "DELETE FROM toolwright_claims WHERE key = $1 AND digest = $2 AND state = 'running'";
 
@@ -241,5 +245,17 @@ impl IdempotencyStore for PostgresStore {
         retention: Duration,
     ) -> StoreFuture<'a, ()> {
         Box::pin(self.settle_key(key, digest, settlement, retention))
+    }
+
+    fn renew<'a>(&'a self, key: &'a str, digest: &'a str, lease: Duration) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let lease = i64::try_from(millis(lease)).unwrap_or(i64::MAX);
+            self.client()
+                .await?
+                .execute(RENEW, &[&key, &digest, &lease])
+                .await
+                .map(drop)
+                .map_err(|e| StoreError::new(format!("renewing a lease: {e}")))
+        })
     }
 }

@@ -109,6 +109,17 @@ impl IdempotencyStore for RedbStore {
         });
         Box::pin(std::future::ready(settled))
     }
+
+    fn renew<'a>(&'a self, key: &'a str, digest: &'a str, lease: Duration) -> StoreFuture<'a, ()> {
+        let renewed = self.update(key, |current| match current {
+            Some(mut record) if record.digest == digest => {
+                record.renew(lease, unix_millis());
+                Ok(((), Change::Put(record)))
+            }
+            _ => Ok(((), Change::Keep)),
+        });
+        Box::pin(std::future::ready(renewed))
+    }
 }
 
 /// What an update does to the record under its key.

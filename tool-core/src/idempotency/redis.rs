@@ -24,6 +24,7 @@ pub struct RedisStore {
     connection: ConnectionManager,
     claim: Script,
     settle: Script,
+    renew: Script,
 }
 
 const PREFIX: &str = "toolwright:claim:";
@@ -63,6 +64,16 @@ end
 return 1
 ";
 
+/// KEYS[1] key; ARGV digest, lease ms.
+const RENEW: &str = r"
+local rec = redis.call('HMGET', KEYS[1], 'digest', 'state')
+if rec[1] ~= ARGV[1] or rec[2] ~= 'running' then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('HSET', KEYS[1], 'lease_until', tostring(now + tonumber(ARGV[2])))
+return 1
+";
+
 impl RedisStore {
     /// Connects to the server at `url` (`redis://[:password@]host:port[/db]`). Needs a
     /// tokio runtime.
@@ -82,6 +93,7 @@ impl RedisStore {
             connection,
             claim: Script::new(CLAIM),
             settle: Script::new(SETTLE),
+            renew: Script::new(RENEW),
         })
     }
 
@@ -168,5 +180,20 @@ impl IdempotencyStore for RedisStore {
         retention: Duration,
     ) -> StoreFuture<'a, ()> {
         Box::pin(self.settle_key(key, digest, settlement, retention))
+    }
+
+    fn renew<'a>(&'a self, key: &'a str, digest: &'a str, lease: Duration) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            let _: i64 = self
+                .renew
+                .key(format!("{PREFIX}{key}"))
+                .arg(digest)
+                .arg(millis(lease).max(1))
+                .invoke_async(&mut connection)
+                .await
+                .map_err(|e| StoreError::new(format!("renewing a lease: {e}")))?;
+            Ok(())
+        })
     }
 }
