@@ -37,7 +37,9 @@ fn fixture(name: &str) -> Fixture {
     )
     .unwrap();
     std::fs::write(dir.join("README.md"), "# demo\nadd numbers\n").unwrap();
-    let registry = setup::coding_registry().with_policy(AllowAll);
+    let registry = setup::coding_registry()
+        .with_policy(AllowAll)
+        .with_tool_policy("run_command", AllowAll);
     // Readers get the plain handle, writers the write-capable one.
     let ctx = Context::new()
         .with(Workspace::new(&dir).unwrap())

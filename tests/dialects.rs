@@ -22,6 +22,14 @@ fn examples() -> Registry {
         .with(tools::SaveNote)
         .with(tools::SearchNotes)
         .with(tools::ConvertTemperature)
+        .with(tools::coding::ListDir)
+        .with(tools::coding::ReadFile)
+        .with(tools::coding::SearchFiles)
+        .with(tools::coding::EditFile)
+        .with(tools::coding::UndoEdit)
+        .with(tools::coding::WriteFile)
+        .with(tools::coding::RunCommand)
+        .with(tools::coding::ReadEnv)
 }
 
 #[test]

@@ -6,17 +6,20 @@
 use std::path::Path;
 
 use toolwright::capability::Writes;
-use toolwright::{Context, Registry};
+use toolwright::policy::{Decision, EffectPolicy, Policy as _, PolicyRequest};
+use toolwright::{Arguments, Context, Registry};
 
 use crate::tools::coding::{
     EditFile, Environment, ListDir, ReadEnv, ReadFile, RunCommand, SearchFiles, UndoEdit,
     Workspace, WriteFile,
 };
 
-/// The coding agent's tools. Every call goes through the default policy: reads and
-/// writes run, anything destructive or unknown waits for a person.
+/// The coding agent's tools. Every call goes through the default policy (reads and
+/// writes run, anything destructive or unknown waits for a person), except that this
+/// agent lets `cargo check` and `cargo test` run without asking ([`allow_cargo`]).
 pub fn coding_registry() -> Registry {
     Registry::new()
+        .with_tool_policy("run_command", allow_cargo)
         .with(ListDir)
         .with(ReadFile)
         .with(SearchFiles)
@@ -25,6 +28,29 @@ pub fn coding_registry() -> Registry {
         .with(WriteFile)
         .with(RunCommand)
         .with(ReadEnv)
+}
+
+/// This agent's choice for `run_command`: `cargo check` and `cargo test` run build
+/// scripts and tests, arbitrary code, so toolwright classifies them `external` and the
+/// default policy would ask a person each time. This agent allows them, because
+/// `run_command` runs them inside the workspace's OS sandbox (writes confined to the
+/// workspace; the network is not confined). Every other command follows the effect table.
+pub fn allow_cargo(request: &PolicyRequest<'_>) -> Decision {
+    let arguments: Option<serde_json::Value> = match request.arguments {
+        Arguments::Json(json) => serde_json::from_str(json).ok(),
+        Arguments::Value(value) => Some(value.clone()),
+    };
+    let command = arguments
+        .as_ref()
+        .and_then(|arguments| arguments["command"].as_str())
+        .unwrap_or_default();
+    let words: Vec<&str> = command.split_whitespace().take(2).collect();
+    if matches!(words.as_slice(), ["cargo", "check" | "test"]) {
+        return Decision::Allow;
+    }
+    EffectPolicy
+        .decide(request)
+        .unwrap_or_else(Decision::deny)
 }
 
 /// The context the tools need, for a workspace at `root`.

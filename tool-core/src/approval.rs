@@ -202,6 +202,7 @@ fn random_secret() -> Vec<u8> {
 }
 
 /// A random 128-bit id, hex (for MCP session origins).
+#[cfg(feature = "mcp")]
 pub(crate) fn random_id() -> String {
     hex(&random_secret()[..16])
 }

@@ -1,15 +1,22 @@
 //! A coding agent's tools, confined to a workspace root: every path is resolved and must
 //! stay inside it (`..`, absolute paths and symlinks pointing out are refused, saying why
-//! and what is allowed).
+//! and what is allowed). `run_command` is in `command.rs` (its allow-list and argument
+//! checks) and `sandbox.rs` (the OS sandbox behind them); `secrets.rs` keeps credentials
+//! out of what the model reads.
 
-use std::fmt::Write as _;
+mod command;
+mod sandbox;
+pub mod secrets;
+
 use std::path::{Component, Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 
 use serde::Serialize;
 use toolwright::capability::Writes;
-use toolwright::{Effect, ErrorKind, ToolError, ToolSchema, tool};
+use toolwright::{ErrorKind, ToolError, ToolSchema, tool};
+
+pub use command::{CommandOutput, RunCommand, classify_command, run_command};
+pub use sandbox::Confinement;
 
 /// The directory the agent works in, and the edits it can undo.
 #[derive(Debug)]
@@ -43,6 +50,12 @@ impl Workspace {
                     "give a path relative to the workspace root, without `..`, like `src/lib.rs`",
                 ))
         };
+        if path.contains('\0') {
+            return refuse("contains a NUL byte; paths are plain text");
+        }
+        if path.len() > 4096 {
+            return refuse("is longer than 4,096 bytes");
+        }
         if relative.is_absolute() || relative.has_root() {
             return refuse("is an absolute path; only paths inside the workspace are allowed");
         }
@@ -53,14 +66,19 @@ impl Workspace {
             return refuse("climbs out with `..`; only paths inside the workspace are allowed");
         }
         let joined = self.root.join(relative);
-        // The deepest part that exists, with symlinks resolved, must still be inside.
+        // The deepest part that exists (a symbolic link counts, even one whose target is
+        // missing), with symlinks resolved, must still be inside. A link that cannot be
+        // resolved (dangling, or a loop) is refused: writing through it would create its
+        // target wherever it points.
         let existing = joined
             .ancestors()
-            .find(|p| p.exists())
+            .find(|p| p.symlink_metadata().is_ok())
             .unwrap_or(&self.root);
-        let real = existing
-            .canonicalize()
-            .map_err(|e| ToolError::failed(format!("cannot resolve '{path}': {e}")))?;
+        let Ok(real) = existing.canonicalize() else {
+            return refuse(
+                "goes through a symbolic link whose target does not exist; only paths inside the workspace are allowed",
+            );
+        };
         if !real.starts_with(&self.root) {
             return refuse(
                 "leads outside the workspace through a symbolic link; only paths inside the workspace are allowed",
@@ -156,7 +174,8 @@ pub fn list_dir(path: String, #[ctx] workspace: &Workspace) -> Result<Vec<Entry>
     Ok(listed)
 }
 
-/// Read a text file of the workspace, optionally a range of its lines.
+/// Read a text file of the workspace, optionally a range of its lines. The values in
+/// `.env`-style files come back redacted.
 ///
 /// # Arguments
 /// * `path` - File relative to the workspace root.
@@ -170,7 +189,11 @@ pub fn read_file(
     #[ctx] workspace: &Workspace,
 ) -> Result<String, ToolError> {
     let file = workspace.resolve(&path)?;
-    let text = std::fs::read_to_string(&file).map_err(|_| workspace.no_such_file(&path))?;
+    let mut text = std::fs::read_to_string(&file).map_err(|_| workspace.no_such_file(&path))?;
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+    if name.as_deref().is_some_and(secrets::is_env_file) {
+        text = secrets::redact_env_file(&text);
+    }
     let start = offset.unwrap_or(1) - 1;
     let lines: Vec<&str> = text
         .lines()
@@ -333,108 +356,6 @@ pub fn write_file(
     Ok(format!("Wrote {} bytes to {path}.", content.len()))
 }
 
-/// Commands `run_command` runs, and the effect of each.
-const ALLOWED: &[(&[&str], Effect)] = &[
-    (&["ls"], Effect::ReadOnly),
-    (&["cat"], Effect::ReadOnly),
-    (&["git", "status"], Effect::ReadOnly),
-    (&["git", "diff"], Effect::ReadOnly),
-    (&["git", "log"], Effect::ReadOnly),
-    (&["cargo", "check"], Effect::Write),
-    (&["cargo", "test"], Effect::Write),
-    (&["rm"], Effect::Destructive),
-];
-
-fn allowed(command: &str) -> Option<Effect> {
-    let words: Vec<&str> = command.split_whitespace().collect();
-    ALLOWED
-        .iter()
-        .find(|(prefix, _)| words.len() >= prefix.len() && words[..prefix.len()] == **prefix)
-        .map(|(_, effect)| *effect)
-}
-
-/// The effect of one command: from the allow-list, the riskiest class for anything else.
-pub fn classify_command(command: &str) -> Effect {
-    allowed(command).unwrap_or(Effect::RISKIEST)
-}
-
-/// What a command did, bounded for the model.
-#[derive(Debug, Serialize, ToolSchema)]
-pub struct CommandOutput {
-    /// The exit code (-1 when killed by a signal).
-    pub exit_code: i32,
-    /// The end of standard output, at most 4,000 characters.
-    pub stdout: String,
-    /// The end of standard error, at most 4,000 characters.
-    pub stderr: String,
-    /// Where the full output was saved.
-    pub log: String,
-}
-
-/// Run a command from the allow-list in the workspace: `ls`, `cat`, `git status`,
-/// `git diff`, `git log`, `cargo check`, `cargo test`, `rm`.
-///
-/// No shell: pipes, redirections and `&&` are not interpreted.
-///
-/// # Arguments
-/// * `command` - The command line, like `cargo test -p core`.
-#[tool(effect = "dynamic", classify = classify_command)]
-pub fn run_command(
-    #[arg(min_length = 1)] command: String,
-    #[ctx] workspace: &Workspace,
-) -> Result<CommandOutput, ToolError> {
-    if allowed(&command).is_none() {
-        let list: Vec<String> = ALLOWED.iter().map(|(words, _)| words.join(" ")).collect();
-        return Err(ToolError::new(
-            ErrorKind::Denied,
-            format!("'{command}' is not on the allow-list"),
-        )
-        .with_retryable(false)
-        .with_hint(format!("allowed: {}", list.join(", "))));
-    }
-    let words: Vec<&str> = command.split_whitespace().collect();
-    let output = Command::new(words[0])
-        .args(&words[1..])
-        .current_dir(workspace.root())
-        .output()
-        .map_err(|e| ToolError::failed(format!("cannot run '{command}': {e}")))?;
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    let logs = std::env::temp_dir().join("toolwright-command-logs");
-    std::fs::create_dir_all(&logs)
-        .map_err(|e| ToolError::failed(format!("cannot save the log: {e}")))?;
-    let log = logs.join(format!("{}-{}.log", std::process::id(), nanos()));
-    let mut full = String::new();
-    let _ = write!(
-        full,
-        "$ {command}\n--- stdout\n{stdout}\n--- stderr\n{stderr}\n"
-    );
-    std::fs::write(&log, full)
-        .map_err(|e| ToolError::failed(format!("cannot save the log: {e}")))?;
-    Ok(CommandOutput {
-        exit_code: output.status.code().unwrap_or(-1),
-        stdout: tail(&stdout, 4000),
-        stderr: tail(&stderr, 4000),
-        log: log.display().to_string(),
-    })
-}
-
-fn nanos() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos())
-}
-
-/// The last `max` characters of `text`, saying how much came before.
-fn tail(text: &str, max: usize) -> String {
-    let count = text.chars().count();
-    if count <= max {
-        return text.to_owned();
-    }
-    let kept: String = text.chars().skip(count - max).collect();
-    format!("[... {} characters before this ...]\n{kept}", count - max)
-}
-
 /// The environment the agent may ask about: a snapshot taken at start-up (so tests can
 /// supply their own, and the process environment is never written).
 #[derive(Debug, Default)]
@@ -461,16 +382,10 @@ impl Environment {
     }
 }
 
-/// Whether a variable name looks like it holds a secret.
-fn looks_secret(key: &str) -> bool {
-    let upper = key.to_uppercase();
-    ["SECRET", "TOKEN", "KEY", "PASSWORD"]
-        .iter()
-        .any(|word| upper.contains(word))
-}
-
-/// Whether an environment variable is set, and its value unless its name looks like a
-/// secret (`SECRET`, `TOKEN`, `KEY`, `PASSWORD`).
+/// Whether an environment variable is set, and its value, with credentials redacted: the
+/// whole value when the name looks secret (`SECRET`, `TOKEN`, `KEY`, `PASSWORD`, ...), and
+/// credential-shaped parts of any value (a password in a URL, API tokens, long random
+/// strings).
 ///
 /// # Arguments
 /// * `key` - The variable's name, like `RUST_LOG`.
@@ -482,7 +397,6 @@ pub fn read_env(
     match environment.variables.get(&key) {
         None => format!("{key} is not set"),
         // The redaction is code: the value never reaches the model.
-        Some(_) if looks_secret(&key) => format!("{key} = [REDACTED - set]"),
-        Some(value) => format!("{key} = {value}"),
+        Some(value) => format!("{key} = {}", secrets::redact_variable(&key, value)),
     }
 }
