@@ -48,9 +48,7 @@ pub fn allow_cargo(request: &PolicyRequest<'_>) -> Decision {
     if matches!(words.as_slice(), ["cargo", "check" | "test"]) {
         return Decision::Allow;
     }
-    EffectPolicy
-        .decide(request)
-        .unwrap_or_else(Decision::deny)
+    EffectPolicy.decide(request).unwrap_or_else(Decision::deny)
 }
 
 /// The context the tools need, for a workspace at `root`.

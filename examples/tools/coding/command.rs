@@ -10,7 +10,7 @@ use toolwright::{Effect, ErrorKind, ToolError, ToolSchema, tool};
 
 use super::Workspace;
 use super::sandbox::run_confined;
-use super::secrets::{looks_secret, redact};
+use super::secrets::{looks_secret, redact, redact_output};
 
 /// What an argument that is not an option is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -475,8 +475,8 @@ pub fn run_command(
     let _ = std::fs::remove_dir_all(&temp);
     let (output, confinement) =
         ran.map_err(|e| ToolError::failed(format!("cannot run '{command}': {e}")))?;
-    let stdout = redact(&String::from_utf8_lossy(&output.stdout)).into_owned();
-    let stderr = redact(&String::from_utf8_lossy(&output.stderr)).into_owned();
+    let stdout = redact_output(&String::from_utf8_lossy(&output.stdout));
+    let stderr = redact_output(&String::from_utf8_lossy(&output.stderr));
     let logs = std::env::temp_dir().join("toolwright-command-logs");
     std::fs::create_dir_all(&logs)
         .map_err(|e| ToolError::failed(format!("cannot save the log: {e}")))?;

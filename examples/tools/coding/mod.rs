@@ -252,9 +252,13 @@ pub fn search_files(
         {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(workspace.root().join(&file)) else {
+        let Ok(mut text) = std::fs::read_to_string(workspace.root().join(&file)) else {
             continue;
         };
+        let name = file.rsplit('/').next().unwrap_or(&file);
+        if secrets::is_env_file(name) {
+            text = secrets::redact_env_file(&text);
+        }
         for (index, line) in text.lines().enumerate() {
             if line.contains(&query) {
                 if hits.len() < limit {

@@ -51,9 +51,15 @@ static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid pattern")
 });
 
+/// An assignment line: `NAME=value`, `export NAME=value`.
+static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^(?P<head>[ \t]*(?:export[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*)(?P<value>[^\r\n]*)")
+        .expect("a valid pattern")
+});
+
 /// Runs of characters a random secret is written in, long enough to be one.
 static CANDIDATES: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/=_\-]{32,}").expect("a valid pattern"));
+    LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/_\-]{32,}={0,2}").expect("a valid pattern"));
 
 /// Whether `word` looks like a random secret: 32 characters or more, upper case, lower
 /// case and digits mixed, and more than 4 bits of entropy per character. Hex digests
@@ -105,6 +111,20 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         Cow::Borrowed(_) => text,
         Cow::Owned(owned) => Cow::Owned(owned),
     }
+}
+
+/// `text` (a command's output, a file) with credentials redacted: values of
+/// `NAME=value` lines whose name looks secret, then everything [`redact`] catches. What
+/// `run_command` shows, so `cat .env` or a test printing its environment leaks nothing.
+pub fn redact_output(text: &str) -> String {
+    let assignments = ASSIGNMENT.replace_all(text, |caps: &Captures<'_>| {
+        if looks_secret(&caps["name"]) {
+            format!("{}[REDACTED - set]", &caps["head"])
+        } else {
+            caps[0].to_owned()
+        }
+    });
+    redact(&assignments).into_owned()
 }
 
 /// A variable's value as the model may see it: redacted whole when the name looks
