@@ -302,3 +302,23 @@ fn bad_input_over_http_gets_its_error_and_the_server_keeps_serving() {
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["result"]["content"][0]["text"], "212.0", "{reply}");
 }
+
+/// A stateless call that sends nothing before its result is answered with a plain JSON
+/// body, not an SSE stream (one less framing layer per call).
+#[test]
+fn a_call_without_feedback_gets_a_json_body() {
+    let server = HttpServer::start();
+    let call = stateless(
+        1,
+        "tools/call",
+        json!({"name": "convert_temperature", "arguments": {"value": 0, "from": "celsius", "to": "fahrenheit"}}),
+    );
+    let reply = server.post_with(&call, &[("MCP-Protocol-Version", "2026-07-28")]);
+    assert_eq!(reply.status, 200, "{}", reply.message);
+    assert_eq!(reply.content_type.as_deref(), Some("application/json"));
+    assert_eq!(
+        reply.message["result"]["content"][0]["text"], "32.0",
+        "{}",
+        reply.message
+    );
+}

@@ -271,9 +271,9 @@ fn two_sessions_never_share_a_derived_key() {
         let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "session-test", "version": "1"}}});
-        let (status, id, reply) = server.post_with(&init.to_string(), &legacy);
-        assert_eq!(status, 200, "{reply}");
-        let id = id.expect("a session id");
+        let reply = server.post_with(&init.to_string(), &legacy);
+        assert_eq!(reply.status, 200, "{}", reply.message);
+        let id = reply.session.expect("a session id");
         let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         server.post_with(initialized, &[legacy[0], ("Mcp-Session-Id", &id)]);
         id
@@ -284,9 +284,14 @@ fn two_sessions_never_share_a_derived_key() {
         "name": "send_payout", "arguments": {"recipient": "shared", "amount": 100}}})
     .to_string();
     for id in [&one, &two] {
-        let (status, _, reply) = server.post_with(&call, &[legacy[0], ("Mcp-Session-Id", id)]);
-        assert_eq!(status, 200, "{reply}");
-        assert_eq!(text(&reply), "paid 100 to shared", "{reply}");
+        let reply = server.post_with(&call, &[legacy[0], ("Mcp-Session-Id", id)]);
+        assert_eq!(reply.status, 200, "{}", reply.message);
+        assert_eq!(
+            text(&reply.message),
+            "paid 100 to shared",
+            "{}",
+            reply.message
+        );
     }
     assert_eq!(
         payouts(&ledger).get("shared"),

@@ -114,13 +114,12 @@ impl HttpServer {
     /// tool name mirrored into headers. The status and the JSON-RPC message (from a JSON
     /// or an SSE body).
     pub fn post(&self, body: &str) -> (u16, Value) {
-        let (status, _, reply) = self.post_with(body, &[("MCP-Protocol-Version", "2026-07-28")]);
-        (status, reply)
+        let reply = self.post_with(body, &[("MCP-Protocol-Version", "2026-07-28")]);
+        (reply.status, reply.message)
     }
 
-    /// POSTs `body` with `headers` (and the method and tool name mirrored into headers):
-    /// the status, the session id the server gave, and the JSON-RPC message.
-    pub fn post_with(&self, body: &str, headers: &[(&str, &str)]) -> (u16, Option<String>, Value) {
+    /// POSTs `body` with `headers` (and the method and tool name mirrored into headers).
+    pub fn post_with(&self, body: &str, headers: &[(&str, &str)]) -> Reply {
         let message: Value = serde_json::from_str(body).unwrap_or(Value::Null);
         let mut headers = headers.to_vec();
         if let Some(method) = message["method"].as_str() {
@@ -142,12 +141,15 @@ impl HttpServer {
             request = request.header(name, value);
         }
         let mut response = request.send(body).expect("the server answers");
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned)
+        };
+        let (session, content_type) = (header("mcp-session-id"), header("content-type"));
         let status = response.status().as_u16();
-        let session = response
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned);
         let text = response.body_mut().read_to_string().expect("a body");
         // An SSE body carries the message on a `data:` line.
         let json = text
@@ -156,12 +158,23 @@ impl HttpServer {
             .map(str::trim)
             .find(|data| data.starts_with('{'))
             .unwrap_or(&text);
-        (
+        Reply {
             status,
             session,
-            serde_json::from_str(json).unwrap_or(Value::Null),
-        )
+            content_type,
+            message: serde_json::from_str(json).unwrap_or(Value::Null),
+        }
     }
+}
+
+/// What the server answered to a POST.
+pub struct Reply {
+    pub status: u16,
+    /// The session id the server gave (`Mcp-Session-Id`).
+    pub session: Option<String>,
+    pub content_type: Option<String>,
+    /// The JSON-RPC message, from a JSON or an SSE body.
+    pub message: Value,
 }
 
 impl Drop for HttpServer {

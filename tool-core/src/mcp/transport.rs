@@ -110,8 +110,11 @@ impl McpServer {
     /// [`McpServer::serve_http`] on a listener you bound (port 0 in a test, say). Serves
     /// until the process ends: a failed `accept` is logged and retried, not returned.
     pub async fn serve_http_on(self, listener: TcpListener) -> io::Result<()> {
-        let config =
-            StreamableHttpServerConfig::default().with_max_request_body_bytes(MAX_MESSAGE_BYTES);
+        // A plain JSON body for a call that sends nothing before its result (an SSE
+        // stream only when a tool reports progress or logs, so nothing is lost).
+        let config = StreamableHttpServerConfig::default()
+            .with_max_request_body_bytes(MAX_MESSAGE_BYTES)
+            .with_json_response(true);
         let server = self;
         let sdk = TowerToHyperService::new(StreamableHttpService::new(
             move || Ok(server.new_session()),
@@ -119,16 +122,7 @@ impl McpServer {
             config,
         ));
         loop {
-            let stream = match listener.accept().await {
-                Ok((stream, _)) => stream,
-                // Out of file descriptors, a connection reset before it was accepted:
-                // the listener is still good, so wait a moment and go on serving.
-                Err(error) => {
-                    tracing::warn!(%error, "accepting an MCP HTTP connection failed");
-                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                    continue;
-                }
-            };
+            let stream = accept(&listener).await;
             let sdk = sdk.clone();
             tokio::spawn(async move {
                 let route = hyper::service::service_fn(move |request| route(sdk.clone(), request));
@@ -139,6 +133,28 @@ impl McpServer {
                     tracing::debug!(%error, "MCP HTTP connection ended");
                 }
             });
+        }
+    }
+}
+
+/// The next connection, ready to serve. A failed `accept` (out of file descriptors, a
+/// connection reset before it was accepted) leaves the listener good: wait a moment and
+/// try again.
+async fn accept(listener: &TcpListener) -> tokio::net::TcpStream {
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => {
+                // Answers are small: without this, each waits up to 40 ms behind the
+                // peer's delayed ACK (Nagle's algorithm).
+                if let Err(error) = stream.set_nodelay(true) {
+                    tracing::debug!(%error, "TCP_NODELAY could not be set");
+                }
+                return stream;
+            }
+            Err(error) => {
+                tracing::warn!(%error, "accepting an MCP HTTP connection failed");
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
         }
     }
 }
@@ -303,5 +319,22 @@ async fn read_line<R: AsyncBufRead + Unpin>(input: &mut R, max: usize) -> io::Re
                 Line::Complete(line)
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::accept;
+
+    #[tokio::test]
+    async fn accepted_connections_do_not_wait_for_delayed_acks() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let client = tokio::net::TcpStream::connect(address);
+        let (accepted, _client) = tokio::join!(accept(&listener), client);
+        assert!(
+            accepted.nodelay().unwrap(),
+            "TCP_NODELAY is set on every accepted socket"
+        );
     }
 }
