@@ -10,7 +10,7 @@ use toolwright::{Effect, ErrorKind, ToolError, ToolSchema, tool};
 
 use super::Workspace;
 use super::sandbox::run_confined;
-use super::secrets::{looks_secret, redact, redact_output};
+use super::secrets::{redact, redact_output};
 
 /// What an argument that is not an option is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -251,6 +251,24 @@ const COMMANDS: &[Spec] = &[
     },
 ];
 
+/// The environment variables a command receives (when set, and not credential-shaped):
+/// where programs are, the locale, and the Rust toolchain's own settings.
+const PASSED_ENVIRONMENT: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TERM",
+    "TZ",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "RUST_BACKTRACE",
+];
+
 /// Why a command line is refused: the message and what to do instead.
 struct Refusal {
     message: String,
@@ -462,13 +480,15 @@ pub fn run_command(
     child
         .args(&words[1..])
         .current_dir(workspace.root())
-        .stdin(std::process::Stdio::null())
-        .env("TMPDIR", &temp);
-    // Nothing secret-looking reaches the command (and so its output): by name or value.
-    for (name, value) in std::env::vars_os() {
-        let (name_text, value_text) = (name.to_string_lossy(), value.to_string_lossy());
-        if looks_secret(&name_text) || redact(&value_text) != value_text {
-            child.env_remove(&name);
+        .stdin(std::process::Stdio::null());
+    // The command sees only an allow-list of the environment: no credentials, and
+    // nothing that sends its output elsewhere (a harness's CARGO_TARGET_DIR, say).
+    child.env_clear().env("TMPDIR", &temp);
+    for name in PASSED_ENVIRONMENT {
+        if let Some(value) = std::env::var_os(name)
+            && redact(&value.to_string_lossy()) == value.to_string_lossy()
+        {
+            child.env(name, value);
         }
     }
     let ran = run_confined(child, workspace.root(), &temp);
