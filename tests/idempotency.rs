@@ -534,3 +534,59 @@ fn a_call_longer_than_its_lease_keeps_its_key_while_it_runs() {
     );
     assert_eq!(Ledger::runs(&ctx), 1);
 }
+
+/// Suspends once, as a tool waiting on I/O would, without needing any runtime's timer.
+struct YieldOnce(bool);
+
+impl std::future::Future for YieldOnce {
+    type Output = ();
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
+}
+
+/// Send a notice to a customer.
+#[tool(effect = "external")]
+async fn send_notice(
+    /// The text.
+    text: String,
+    #[ctx] ledger: &Ledger,
+) -> String {
+    YieldOnce(false).await;
+    ledger.runs.fetch_add(1, Ordering::SeqCst);
+    format!("sent {text}")
+}
+
+#[test]
+fn claims_need_no_runtime_timer() {
+    // No tokio at all, then a tokio runtime without its time driver: a keyed call that
+    // suspends, and a resumed one, still run (the lease renewal has its own timer).
+    let registry = Registry::new().with(SendNotice).with(DeleteAccount);
+    let allowing = Registry::new().with(SendNotice).with_policy(AllowAll);
+    let ctx = context();
+    let call =
+        || ToolCall::new("n", "send_notice", json!({"text": "hi"})).with_idempotency_key("k");
+    let sent = futures_executor::block_on(allowing.dispatch(&ctx, call()));
+    assert_eq!(sent.for_model(), "sent hi");
+    let no_timer = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let again = no_timer.block_on(allowing.dispatch(&ctx, call()));
+    assert!(again.duplicate);
+    let paused = no_timer.block_on(registry.dispatch(
+        &ctx,
+        ToolCall::new("d", "delete_account", json!({"account": "acme"})),
+    ));
+    let ticket = paused.ticket.clone().unwrap();
+    let deleted = no_timer.block_on(registry.resume(&ctx, &ticket, approve(&ticket)));
+    assert_eq!(deleted.for_model(), "deleted acme");
+    assert_eq!(Ledger::runs(&ctx), 2);
+}

@@ -232,3 +232,19 @@ impl fmt::Display for ToolError {
 }
 
 impl std::error::Error for ToolError {}
+
+/// The `internal` error of a tool that panicked: the process keeps serving.
+pub(crate) fn panicked(tool: &str, during: &str, panic: &(dyn std::any::Any + Send)) -> ToolError {
+    let detail = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_owned());
+    let detail: String = detail.chars().take(200).collect();
+    tracing::error!(tool, during, panic = %detail, "tool panicked");
+    ToolError::internal(format!(
+        "'{tool}' failed unexpectedly while {during} (it panicked: {detail})"
+    ))
+    .with_hint("this is a bug in the tool, not a problem with the call; do not retry the same call")
+    .with_retryable(false)
+}

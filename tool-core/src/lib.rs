@@ -13,6 +13,7 @@ mod context;
 mod dispatch;
 mod effect;
 mod error;
+mod event;
 pub mod feedback;
 pub mod idempotency;
 #[cfg(feature = "mcp")]
@@ -25,7 +26,7 @@ mod registry;
 pub mod schema;
 mod similarity;
 mod spec;
-mod strict;
+mod timer;
 mod tool;
 pub mod validate;
 
@@ -34,9 +35,10 @@ pub mod private;
 
 pub use content::{Content, ContentBlock, EmbeddedResource};
 pub use context::{Context, ContextType};
-pub use dispatch::{CallArguments, DryRun, DryRunVerdict, Event, ToolCall, ToolResult};
+pub use dispatch::{CallArguments, DryRun, DryRunVerdict, ToolCall, ToolResult};
 pub use effect::{Annotations, Effect};
 pub use error::{ErrorKind, Problem, ToolError};
+pub use event::Event;
 pub use observation::Observation;
 pub use registry::{MissingContext, Registry, RegistryError, Retry};
 pub use schema::{SchemaGenerator, ToolSchema};

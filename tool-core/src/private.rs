@@ -18,7 +18,7 @@ pub use crate::schema::{
 };
 use std::sync::OnceLock;
 
-use crate::strict::Strict;
+use crate::arguments::strict::Strict;
 pub use crate::validate::{Keywords, Validator};
 use crate::{Arguments, Context, Effect, Prepared, ToolError, ToolOutput, ToolSpec};
 

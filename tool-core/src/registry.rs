@@ -1,6 +1,7 @@
 //! `Registry`: the tools an agent offers, by name, with the settings every call goes
 //! through (output budget, artifact store, timeouts, argument repair).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -10,11 +11,11 @@ use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
 
 use crate::approval::Approvals;
-use crate::dispatch::Event;
+use crate::event::Event;
 use crate::idempotency::{Idempotency, IdempotencyStore};
 use crate::output::{ArtifactStore, DirectoryStore, OutputBudget};
 use crate::policy::{EffectPolicy, Policy};
-use crate::{Context, ContextType, Tool, ToolSpec};
+use crate::{Context, ContextType, ErrorKind, Tool, ToolError, ToolSpec};
 
 /// The tools an agent offers. Build it once at start-up, check it
 /// ([`Registry::check_context`]), then [`dispatch`](Registry::dispatch) every call the
@@ -367,5 +368,41 @@ impl Registry {
     pub fn with_max_argument_bytes(mut self, bytes: usize) -> Self {
         self.settings.max_argument_bytes = bytes;
         self
+    }
+}
+
+impl Registry {
+    /// The tool named `name`, or the `unknown_tool` error naming the closest ones.
+    pub(crate) fn lookup(&self, name: &str) -> Result<&dyn Tool, ToolError> {
+        if let Some(tool) = self.get(name) {
+            return Ok(tool);
+        }
+        let shown: Cow<'_, str> = if name.chars().count() > 64 {
+            format!("{}...", name.chars().take(64).collect::<String>()).into()
+        } else {
+            name.into()
+        };
+        let names = self.closest_names(name);
+        let closest = names
+            .first()
+            .copied()
+            .filter(|close| crate::similarity::jaro_winkler(name, close) > 0.7);
+        let message = match closest {
+            Some(close) => format!("there is no tool named '{shown}'; did you mean '{close}'?"),
+            None => format!("there is no tool named '{shown}'"),
+        };
+        let listed: Vec<&str> = names.iter().copied().take(20).collect();
+        let more = names.len().saturating_sub(listed.len());
+        let hint = if names.is_empty() {
+            "no tools are available".to_owned()
+        } else if more > 0 {
+            format!(
+                "available tools, closest first: {} (and {more} more)",
+                listed.join(", ")
+            )
+        } else {
+            format!("available tools, closest first: {}", listed.join(", "))
+        };
+        Err(ToolError::new(ErrorKind::UnknownTool, message).with_hint(hint))
     }
 }

@@ -9,31 +9,10 @@ use std::sync::Mutex;
 
 use futures_util::StreamExt as _;
 use futures_util::future::select;
-use serde::Serialize;
 
-use super::{Admitted, Gate, Notes, ToolCall, ToolResult};
+use super::gate::{Admitted, Gate};
+use super::{Notes, ToolCall, ToolResult};
 use crate::{Context, Effect, ErrorKind, Registry, ToolError, ToolOutput};
-
-/// What the scheduler reports while a batch runs (see
-/// [`Registry::with_observer`](crate::Registry::with_observer)).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-pub enum Event {
-    /// A tool started running.
-    Started {
-        /// The call's id.
-        call_id: String,
-        /// The tool.
-        tool: String,
-    },
-    /// A tool finished (whatever its outcome).
-    Finished {
-        /// The call's id.
-        call_id: String,
-        /// The tool.
-        tool: String,
-    },
-}
 
 /// One call of a batch, after the checks.
 struct Slot<'r> {

@@ -226,8 +226,7 @@ impl Idempotency {
     }
 
     /// How long a claim holds without word from the call holding it. The dispatcher
-    /// renews the lease while the tool runs (every third of it, with the `tokio`
-    /// feature), so this is how soon a crashed process's claims count as lost: the next
+    /// renews the lease while the tool runs (every third of it), so this is how soon a crashed process's claims count as lost: the next
     /// attempt is then told the first one's outcome is unknown.
     pub fn lease(mut self, lease: Duration) -> Self {
         self.lease = lease;

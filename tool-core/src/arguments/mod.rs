@@ -1,0 +1,133 @@
+//! The whole read of a call's arguments, in order: the size limit, the optional repairs,
+//! strict-null decoding (`null` for an optional argument means "left out" on targets
+//! whose lowering made it required), the object check, then the tool's own `prepare`:
+//! the fast path (serde into the tool's types through [`strict::Strict`], plus the
+//! typed constraint checks) and, only when that fails, the slow path ([`slow`]: every
+//! problem the schema finds, each with its path).
+
+mod slow;
+pub(crate) mod strict;
+
+use std::borrow::Cow;
+use std::panic::AssertUnwindSafe;
+
+use serde_json::Value;
+
+pub(crate) use slow::{check_is_object, invalid_arguments, no_parameters};
+
+use crate::dispatch::ToolCall;
+use crate::error::panicked;
+use crate::{Arguments, CallArguments, Prepared, Problem, Registry, Tool, ToolError};
+
+impl Registry {
+    pub(crate) fn read_call(
+        &self,
+        call: &ToolCall,
+        repairs: &mut Vec<String>,
+    ) -> Result<ReadCall<'_>, ToolError> {
+        let tool = self.lookup(&call.name)?;
+        let spec = tool.spec();
+        let limit = self.settings.max_argument_bytes;
+        let size = match &call.arguments {
+            CallArguments::Json(json) => (json.len() > limit).then(|| json.len().to_string()),
+            // Already parsed (Anthropic, Gemini, MCP): count its JSON text, stopping at
+            // the limit.
+            CallArguments::Value(value) => {
+                (encoded_len_up_to(value, limit) > limit).then(|| format!("more than {limit}"))
+            }
+        };
+        if let Some(size) = size {
+            return Err(ToolError::invalid_arguments(
+                format!("the arguments of '{}' are too large", spec.name),
+                vec![Problem::new(
+                    "$",
+                    format!("{size} bytes of JSON; the limit is {limit}"),
+                )],
+            )
+            .with_hint("send smaller arguments; put large content in several calls"));
+        }
+        let mut repaired = if self.settings.repair {
+            self.repair(tool, call, repairs)
+        } else {
+            None
+        };
+        if call.nulls_mean_absent {
+            // Decode what the strict lowering encoded: `null` for an optional argument
+            // that cannot be null means the model left it out.
+            let parsed = match (repaired.take(), &call.arguments) {
+                (Some(value), _) => Some(value),
+                (None, CallArguments::Value(value)) => Some(value.clone()),
+                (None, CallArguments::Json(json)) => serde_json::from_str(json).ok(),
+            };
+            repaired = parsed.map(|mut value| {
+                crate::schema::lower::remove_absent_nulls(&mut value, &spec.input_schema);
+                value
+            });
+        }
+        let arguments = match &repaired {
+            Some(value) => Arguments::Value(value),
+            None => call.arguments.as_arguments(),
+        };
+        if let Arguments::Value(value) = arguments {
+            check_is_object(spec, value)?;
+        }
+        let prepared = std::panic::catch_unwind(AssertUnwindSafe(|| tool.prepare(arguments)))
+            .unwrap_or_else(|panic| Err(panicked(&spec.name, "reading its arguments", &*panic)))?;
+        Ok((tool, prepared, repaired.map(Box::new)))
+    }
+
+    /// The explicit, logged repairs of [`Registry::repair_arguments`].
+    fn repair(&self, tool: &dyn Tool, call: &ToolCall, repairs: &mut Vec<String>) -> Option<Value> {
+        let spec = tool.spec();
+        let parsed: Cow<'_, Value> = match &call.arguments {
+            CallArguments::Value(value) => Cow::Borrowed(value),
+            CallArguments::Json(json) if json.trim().is_empty() => Cow::Owned(Value::Null),
+            CallArguments::Json(json) => Cow::Owned(serde_json::from_str(json).ok()?),
+        };
+        let (repaired, what) = match &*parsed {
+            Value::String(text) => match serde_json::from_str::<Value>(text) {
+                Ok(object @ Value::Object(_)) => (
+                    object,
+                    "the arguments were a JSON object inside a string; read the object",
+                ),
+                _ => return None,
+            },
+            Value::Null if no_parameters(spec) => (
+                Value::Object(serde_json::Map::new()),
+                "the arguments were empty or null for a tool without parameters; read them as {}",
+            ),
+            _ => return None,
+        };
+        tracing::warn!(tool = %spec.name, call_id = %call.id, repair = what, "repaired tool call arguments");
+        repairs.push(what.to_owned());
+        Some(repaired)
+    }
+}
+
+/// A call whose tool was found and whose arguments were read: the tool, its prepared
+/// arguments, and the arguments as read when repairs or decoding changed them.
+type ReadCall<'r> = (&'r dyn Tool, Prepared, Option<Box<Value>>);
+
+/// The length of `value` as compact JSON, counted up to just past `limit`.
+fn encoded_len_up_to(value: &Value, limit: usize) -> usize {
+    struct Counter {
+        bytes: usize,
+        limit: usize,
+    }
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.bytes += buf.len();
+            if self.bytes > self.limit {
+                // Stops the serializer: the answer is known.
+                return Err(std::io::Error::other("over the limit"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter { bytes: 0, limit };
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.bytes
+}

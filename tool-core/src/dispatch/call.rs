@@ -1,0 +1,211 @@
+//! What comes in and what goes out: a model's call, its result, a dry run's verdict.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::approval::ApprovalTicket;
+use crate::output::{ModelView, Truncation};
+use crate::{Arguments, Effect, ToolError, ToolOutput};
+
+/// One tool call from a model.
+///
+/// ```
+/// use toolwright::{CallArguments, ToolCall};
+///
+/// // OpenAI sends arguments as JSON text, the others as parsed JSON.
+/// let openai = ToolCall::new("call_1", "search_notes", r#"{"query": "deploy"}"#);
+/// let anthropic = ToolCall::new("toolu_1", "search_notes", serde_json::json!({"query": "deploy"}));
+/// assert!(matches!(openai.arguments, CallArguments::Json(_)));
+/// assert!(matches!(anthropic.arguments, CallArguments::Value(_)));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolCall {
+    /// The provider's id for the call; the result carries it back.
+    pub id: String,
+    /// The tool's name, as the model wrote it.
+    pub name: String,
+    /// The arguments, as they arrived.
+    pub arguments: CallArguments,
+    /// Set for calls from a target whose lowering made optional arguments required and
+    /// nullable (OpenAI strict): a `null` for an optional argument then means "left out".
+    #[serde(skip)]
+    pub nulls_mean_absent: bool,
+    /// The key that makes a call with external effects happen once: a second call with
+    /// the same key and the same tool and arguments gets the first result; with other
+    /// arguments, a `conflict`. Keys are scoped to the caller (the context's
+    /// [`Caller`]): two callers never share one. Without a key, one is derived from the
+    /// caller, the [`origin`](ToolCall::origin), the call id and the arguments, so only a
+    /// retry of this very call (same id, same arguments) is recognized.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
+    /// Where the call's id is unique: a conversation, an MCP session. Call ids are not
+    /// unique everywhere (MCP numbers requests per connection), so a derived
+    /// idempotency key includes this; set it whenever ids can repeat across sources.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+}
+
+/// A call's arguments as they arrived: raw JSON text (OpenAI) or a parsed value
+/// (Anthropic, Gemini, MCP).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum CallArguments {
+    /// Raw JSON text.
+    Json(String),
+    /// A parsed value.
+    Value(Value),
+}
+
+impl From<String> for CallArguments {
+    fn from(json: String) -> Self {
+        CallArguments::Json(json)
+    }
+}
+
+impl From<&str> for CallArguments {
+    fn from(json: &str) -> Self {
+        CallArguments::Json(json.to_owned())
+    }
+}
+
+impl From<Value> for CallArguments {
+    fn from(value: Value) -> Self {
+        CallArguments::Value(value)
+    }
+}
+
+impl CallArguments {
+    /// The arguments as a borrowed [`Arguments`].
+    pub fn as_arguments(&self) -> Arguments<'_> {
+        match self {
+            CallArguments::Json(json) => Arguments::Json(json),
+            CallArguments::Value(value) => Arguments::Value(value),
+        }
+    }
+}
+
+impl ToolCall {
+    /// Marks the call as coming from a target where `null` stands for an optional
+    /// argument left out (OpenAI strict); see [`ToolCall::nulls_mean_absent`].
+    pub fn with_nulls_as_absent(mut self) -> Self {
+        self.nulls_mean_absent = true;
+        self
+    }
+
+    /// Sets the idempotency key.
+    pub fn with_idempotency_key(mut self, key: impl Into<String>) -> Self {
+        self.idempotency_key = Some(key.into());
+        self
+    }
+
+    /// Sets where the call's id is unique (see [`ToolCall::origin`]).
+    pub fn with_origin(mut self, origin: impl Into<String>) -> Self {
+        self.origin = Some(origin.into());
+        self
+    }
+
+    /// A call of `name` with `arguments`, identified by `id`.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<CallArguments>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+            nulls_mean_absent: false,
+            idempotency_key: None,
+            origin: None,
+        }
+    }
+}
+
+/// The result of one call: the full outcome for the harness, and what the model reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    /// The id of the call this answers.
+    pub call_id: String,
+    /// The tool's name, as the call gave it.
+    pub name: String,
+    /// What the tool returned, or why there is nothing.
+    pub outcome: Result<ToolOutput, ToolError>,
+    /// The model's view when it differs from the output's own text (JSON rendered, an
+    /// error, a cut); `None` when the model reads the output text as it is.
+    pub(super) view: Option<ModelView>,
+    /// Repairs made to the arguments before they were read (see
+    /// [`Registry::repair_arguments`]).
+    pub repairs: Vec<String>,
+    /// The effect of this call, once the arguments were read (classified, for a
+    /// dynamic tool).
+    pub effect: Option<Effect>,
+    /// The result is the stored first result of an earlier call with the same
+    /// idempotency key; the tool did not run again.
+    pub duplicate: bool,
+    /// For a call awaiting approval: the ticket to resume it with (boxed: rare, and as
+    /// large as the rest of the result).
+    pub ticket: Option<Box<ApprovalTicket>>,
+}
+
+impl ToolResult {
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        self.outcome.is_err()
+    }
+
+    /// The error, when the call failed.
+    pub fn error(&self) -> Option<&ToolError> {
+        self.outcome.as_ref().err()
+    }
+
+    /// What the model reads: the output within the budget, or the error as compact JSON.
+    pub fn for_model(&self) -> &str {
+        if let Some(view) = &self.view {
+            return &view.text;
+        }
+        match &self.outcome {
+            Ok(ToolOutput::Text(text)) => text,
+            Ok(ToolOutput::Observation { for_model, .. }) => for_model,
+            _ => "",
+        }
+    }
+
+    /// What the model's view left out, when the output was over budget.
+    pub fn truncation(&self) -> Option<&Truncation> {
+        self.view.as_ref().and_then(|view| view.truncated.as_ref())
+    }
+}
+
+/// What a dry run found: every check, and what the call would do.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DryRun {
+    /// The call's id.
+    pub call_id: String,
+    /// The tool's name, as the call gave it.
+    pub tool: String,
+    /// The call's effect, when its arguments could be read.
+    pub effect: Option<Effect>,
+    /// The outcome of the checks.
+    pub verdict: DryRunVerdict,
+}
+
+/// The outcome of a dry run's checks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum DryRunVerdict {
+    /// Every check passes; the call would do this.
+    WouldRun {
+        /// What the call would do (the tool's own words, or its name and arguments).
+        description: String,
+    },
+    /// The call would wait for a person's approval.
+    WouldAsk {
+        /// Why.
+        reason: String,
+    },
+    /// A check refuses the call.
+    Refused {
+        /// The error the call would get.
+        error: ToolError,
+    },
+}

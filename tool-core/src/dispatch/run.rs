@@ -1,0 +1,190 @@
+//! The run: the tool itself, with its panics caught, its time limit enforced and its
+//! retries made; a claimed call runs inside its claim.
+
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt as _;
+use serde_json::Value;
+
+use super::claim::Held;
+use super::gate::Admitted;
+use super::{Notes, ToolCall};
+use crate::error::panicked;
+use crate::event::Event;
+use crate::{
+    Arguments, Context, Effect, ErrorKind, Prepared, Registry, Tool, ToolFuture, ToolOutcome,
+};
+
+impl Registry {
+    /// Runs an admitted call. A call with side effects that must not happen twice claims
+    /// its idempotency key first (see [`crate::idempotency`]) and records its outcome
+    /// under it; a call that finds the key done gets the first outcome, marked duplicate.
+    ///
+    /// A call without a key that finishes at once (every synchronous tool) is settled
+    /// here and the future is ready: the caller does not suspend and nothing is boxed.
+    pub(super) fn execute<'a>(
+        &'a self,
+        ctx: &'a Context,
+        call: &'a ToolCall,
+        admitted: Admitted<'a>,
+        notes: &'a mut Notes,
+    ) -> ToolFuture<'a> {
+        let Admitted {
+            tool,
+            prepared,
+            normalized,
+            effect,
+            claim,
+        } = admitted;
+        let Some(claim) = claim else {
+            return self.run_with_retries(ctx, call, tool, prepared, normalized, effect, false);
+        };
+        ToolFuture::new(async move {
+            let name = &tool.spec().name;
+            match self.claim(&claim, name, "idempotency key").await {
+                Ok(()) => {}
+                Err(Held::Done(stored)) => {
+                    notes.duplicate = true;
+                    return stored.outcome;
+                }
+                Err(Held::Refused(refusal)) => return Err(refusal),
+            }
+            let run = self.run_with_retries(ctx, call, tool, prepared, normalized, effect, true);
+            let outcome = self.holding(&claim, run).await;
+            self.record(&claim, name, effect, &outcome).await;
+            outcome
+        })
+    }
+
+    /// Runs the tool (retried where allowed), reporting its start and finish.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn run_with_retries<'a>(
+        &'a self,
+        ctx: &'a Context,
+        call: &'a ToolCall,
+        tool: &'a dyn Tool,
+        prepared: Prepared,
+        normalized: Option<Box<Value>>,
+        effect: Effect,
+        keyed: bool,
+    ) -> ToolFuture<'a> {
+        self.observe(|| Event::Started {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+        });
+        let retry = self
+            .settings
+            .retries
+            .get(&call.name)
+            .copied()
+            .filter(|_| effect == Effect::ReadOnly || tool.spec().idempotent || keyed);
+        let run = self.start(ctx, tool, prepared).into_ready();
+        match run {
+            Ok(outcome) if retry.is_none() || !is_retryable(&outcome) => {
+                ToolFuture::ready(self.finished(call, outcome))
+            }
+            run => ToolFuture::new(async move {
+                let mut outcome = match run {
+                    Ok(outcome) => outcome,
+                    Err(running) => self.wait(tool, running).await,
+                };
+                if let Some(retry) = retry {
+                    let arguments = match normalized.as_deref() {
+                        Some(value) => Arguments::Value(value),
+                        None => call.arguments.as_arguments(),
+                    };
+                    let mut attempt = 1;
+                    while attempt < retry.attempts && is_retryable(&outcome) {
+                        #[cfg(feature = "tokio")]
+                        tokio::time::sleep(retry.backoff * 2u32.saturating_pow(attempt - 1)).await;
+                        attempt += 1;
+                        outcome = match tool.prepare(arguments) {
+                            Ok(prepared) => self.run_prepared(ctx, tool, prepared).await,
+                            Err(error) => Err(error),
+                        };
+                    }
+                }
+                self.finished(call, outcome)
+            }),
+        }
+    }
+
+    /// The end of a run: reports it.
+    pub(super) fn finished(&self, call: &ToolCall, outcome: ToolOutcome) -> ToolOutcome {
+        self.observe(|| Event::Finished {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+        });
+        outcome
+    }
+
+    /// Runs a tool with arguments [`Registry::prepare_call`] read, catching panics and
+    /// enforcing the time limit.
+    pub async fn run_prepared(
+        &self,
+        ctx: &Context,
+        tool: &dyn Tool,
+        prepared: Prepared,
+    ) -> ToolOutcome {
+        match self.start(ctx, tool, prepared).into_ready() {
+            Ok(outcome) => outcome,
+            Err(running) => self.wait(tool, running).await,
+        }
+    }
+
+    /// Calls [`Tool::run`]: a synchronous tool does its work here, so its panic is
+    /// caught here.
+    pub(super) fn start<'a>(
+        &self,
+        ctx: &'a Context,
+        tool: &'a dyn Tool,
+        prepared: Prepared,
+    ) -> ToolFuture<'a> {
+        std::panic::catch_unwind(AssertUnwindSafe(|| tool.run(ctx, prepared))).unwrap_or_else(
+            |panic| ToolFuture::ready(Err(panicked(&tool.spec().name, "running", &*panic))),
+        )
+    }
+
+    /// Waits for a tool still running, catching its panics and enforcing the time limit.
+    pub(super) async fn wait(&self, tool: &dyn Tool, running: ToolFuture<'_>) -> ToolOutcome {
+        let name = &tool.spec().name;
+        let guarded = AssertUnwindSafe(running).catch_unwind();
+        let finished = match self.timeout_for(name) {
+            #[cfg(feature = "tokio")]
+            // Boxed, so a call without a time limit does not carry a timer in its state.
+            Some(limit) => match Box::pin(tokio::time::timeout(limit, guarded)).await {
+                Ok(finished) => finished,
+                Err(_) => {
+                    return Err(crate::ToolError::new(
+                        ErrorKind::Timeout,
+                        format!("'{name}' did not finish within {} ms", limit.as_millis()),
+                    )
+                    .with_hint("try again, or narrow the request so it finishes sooner"));
+                }
+            },
+            _ => guarded.await,
+        };
+        finished.unwrap_or_else(|panic| Err(panicked(name, "running", &*panic)))
+    }
+
+    pub(super) fn timeout_for(&self, name: &str) -> Option<std::time::Duration> {
+        self.settings
+            .tool_timeouts
+            .get(name)
+            .copied()
+            .or(self.settings.timeout)
+    }
+
+    /// Reports an event; built only when someone observes.
+    pub(super) fn observe(&self, event: impl FnOnce() -> Event) {
+        if let Some(observer) = &self.settings.observer {
+            observer(&event());
+        }
+    }
+}
+
+/// Whether a failed call may succeed if tried again: a `failed` or `timeout` error the
+/// tool marked retryable.
+pub(super) fn is_retryable(outcome: &ToolOutcome) -> bool {
+    matches!(outcome, Err(error) if error.retryable && matches!(error.kind, ErrorKind::Failed | ErrorKind::Timeout))
+}
