@@ -33,7 +33,7 @@ pub struct ToolCall {
     /// The key that makes a call with external effects happen once: a second call with
     /// the same key and the same tool and arguments gets the first result; with other
     /// arguments, a `conflict`. Keys are scoped to the caller (the context's
-    /// [`Caller`]): two callers never share one. Without a key, one is derived from the
+    /// [`Caller`](crate::policy::Caller)): two callers never share one. Without a key, one is derived from the
     /// caller, the [`origin`](ToolCall::origin), the call id and the arguments, so only a
     /// retry of this very call (same id, same arguments) is recognized.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -134,7 +134,7 @@ pub struct ToolResult {
     /// error, a cut); `None` when the model reads the output text as it is.
     pub(super) view: Option<ModelView>,
     /// Repairs made to the arguments before they were read (see
-    /// [`Registry::repair_arguments`]).
+    /// [`Registry::repair_arguments`](crate::Registry::repair_arguments)).
     pub repairs: Vec<String>,
     /// The effect of this call, once the arguments were read (classified, for a
     /// dynamic tool).

@@ -201,7 +201,7 @@ impl McpServer {
     /// Answers one `tools/call` of this session: `Err` only for a tool that does not
     /// exist (the protocol error the spec asks for); everything else is a result the
     /// model can read. `idempotency_key` is the client's (from `_meta`), if any. What the
-    /// tool reports with [`feedback`](crate::feedback) goes to `sink`.
+    /// tool reports with [`feedback`] goes to `sink`.
     pub async fn call(
         &self,
         id: String,

@@ -99,7 +99,7 @@ impl McpServer {
         }
     }
 
-    /// Serves Streamable HTTP on `addr`, at [`HTTP_PATH`], until the process ends. Both
+    /// Serves Streamable HTTP on `addr`, at `/mcp`, until the process ends. Both
     /// protocol eras: sessions for `initialize` clients (2025-11-25 and before), stateless
     /// requests for 2026-07-28. Only loopback `Host` headers are accepted (DNS-rebinding
     /// protection): bind to 127.0.0.1 unless a proxy in front does that check.
