@@ -192,9 +192,11 @@ fn impl_tool_schema(
             }
         }
     });
-    let krate = crate_path(input);
+    let (krate, malformed) = crate_path(input);
+    let malformed = malformed.map(|error| error.to_compile_error());
     let ty_generics = ty_generics.into_token_stream();
     quote! {
+        #malformed
         const _: () = {
             use #krate as _tw;
             #[automatically_derived]
@@ -211,23 +213,38 @@ fn impl_tool_schema(
     }
 }
 
-/// `::toolwright`, or the path in `#[tool_schema(crate = path)]` on the container (for a
-/// renamed dependency).
-fn crate_path(input: &DeriveInput) -> syn::Path {
-    for attr in &input.attrs {
-        if !attr.path().is_ident("tool_schema") {
-            continue;
-        }
-        let mut krate = None;
-        let _ = attr.parse_nested_meta(|meta| {
+/// The path to toolwright (`#[tool_schema(crate = path)]`, default `::toolwright`), and
+/// the error of a malformed or unknown `#[tool_schema(...)]` key, which is never ignored.
+fn crate_path(input: &DeriveInput) -> (syn::Path, Option<syn::Error>) {
+    let mut krate = None;
+    let mut error: Option<syn::Error> = None;
+    for attr in input
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("tool_schema"))
+    {
+        let parsed = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("crate") {
-                krate = Some(meta.value()?.parse::<syn::Path>()?);
+                let value = meta.value().map_err(|_| {
+                    meta.error("write `crate = path`: the path to toolwright, for a renamed dependency")
+                })?;
+                krate = Some(value.parse::<syn::Path>()?);
+                Ok(())
+            } else {
+                Err(meta.error(
+                    "unknown key in #[tool_schema(...)]: the only one is `crate = path` (the path to toolwright, for a renamed dependency); field and variant options go in #[serde(...)] and #[arg(...)]",
+                ))
             }
-            Ok(())
         });
-        if let Some(krate) = krate {
-            return krate;
+        if let Err(new) = parsed {
+            match &mut error {
+                Some(error) => error.combine(new),
+                None => error = Some(new),
+            }
         }
     }
-    syn::parse_quote!(::toolwright)
+    (
+        krate.unwrap_or_else(|| syn::parse_quote!(::toolwright)),
+        error,
+    )
 }

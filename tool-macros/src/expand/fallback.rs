@@ -23,6 +23,7 @@ pub fn expand_fallback(
         #vis struct #name;
         const _: () = {
             use #krate as _tw;
+            #[automatically_derived]
             impl _tw::Tool for #name {
                 fn spec(&self) -> &_tw::ToolSpec {
                     _tw::__private::stub_spec()

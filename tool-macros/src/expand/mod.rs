@@ -50,6 +50,7 @@ pub fn expand_tool(args: TokenStream, item: TokenStream) -> TokenStream {
                     use #krate as _tw;
                     #(#defaults)*
                     #items
+                    #[automatically_derived]
                     impl _tw::Tool for #name {
                         #spec
                         #methods
