@@ -335,6 +335,51 @@ impl Validator {
         }
     }
 
+    /// The tag of each alternative, when they form a tagged union: every alternative an
+    /// object schema requiring the same property with a `const` (or one-value `enum`)
+    /// value, all different.
+    fn tags(&self, alternatives: &[usize]) -> Option<Vec<(&str, &Value)>> {
+        let mut tags: Vec<(&str, &Value)> = Vec::with_capacity(alternatives.len());
+        for &alternative in alternatives {
+            let Node::Schema(first) = &self.nodes[alternative] else {
+                return None;
+            };
+            let mut node: &SchemaNode = first;
+            // A bare `$ref` to the alternative's definition.
+            for _ in 0..8 {
+                match (node.reference, node.properties.is_empty()) {
+                    (Some(target), true) => match &self.nodes[target] {
+                        Node::Schema(target) => node = &**target,
+                        Node::Bool(_) => return None,
+                    },
+                    _ => break,
+                }
+            }
+            let tag = node.properties.iter().find_map(|(name, property)| {
+                let Node::Schema(property) = &self.nodes[*property] else {
+                    return None;
+                };
+                let value = property.constant.as_ref().or_else(|| {
+                    property
+                        .enumeration
+                        .as_ref()
+                        .filter(|values| values.len() == 1)
+                        .map(|values| &values[0])
+                })?;
+                node.required
+                    .contains(name)
+                    .then_some((name.as_str(), value))
+            })?;
+            if tags.first().is_some_and(|(first, _)| *first != tag.0)
+                || tags.iter().any(|(_, seen)| json_eq(seen, tag.1))
+            {
+                return None;
+            }
+            tags.push(tag);
+        }
+        (tags.len() > 1).then_some(tags)
+    }
+
     /// `anyOf` (`exclusive: false`) or `oneOf`. When nothing matches, the problems of the
     /// closest alternative are reported: the one whose mismatches are least about the
     /// value's type and tag, then the one with the fewest problems.
@@ -346,6 +391,42 @@ impl Validator {
         path: &mut JsonPath,
         issues: &mut Vec<Issue>,
     ) {
+        if let Value::Object(object) = value
+            && let Some(tags) = self.tags(alternatives)
+        {
+            // A tagged union (serde's internally tagged enums): the tag alone says which
+            // alternative was meant. An unknown or missing tag lists every tag (the
+            // closest alternative would steer the model to one tag it did not mean).
+            let (property, _) = tags[0];
+            let chosen = object
+                .get(property)
+                .and_then(|got| tags.iter().position(|(_, tag)| json_eq(tag, got)));
+            match chosen {
+                Some(index) => self.check(alternatives[index], value, path, issues),
+                None => {
+                    let allowed: Vec<Value> = tags.iter().map(|(_, tag)| (*tag).clone()).collect();
+                    let message = match object.get(property) {
+                        Some(got) => {
+                            path.push_key(property);
+                            let message = message!(
+                                "must be one of {}, got {}",
+                                list_values(&allowed),
+                                show(got)
+                            );
+                            issues.push(Issue::new(path, IssueKind::Value, message));
+                            path.pop();
+                            return;
+                        }
+                        None => message!(
+                            "missing required field '{property}', one of {}",
+                            list_values(&allowed)
+                        ),
+                    };
+                    issues.push(Issue::new(path, IssueKind::Value, message));
+                }
+            }
+            return;
+        }
         let mut matched = Vec::new();
         // (type mismatches here, tag mismatches, all problems) of the closest so far.
         let mut best: Option<((usize, usize, usize), Vec<Issue>)> = None;
@@ -557,6 +638,29 @@ mod tests {
             problems(schema, json!(1.0)),
             ["$: expected integer, got number 1.0"]
         );
+    }
+
+    #[test]
+    fn an_unknown_tag_lists_every_tag_and_a_known_one_explains_its_own_form() {
+        let schema = json!({"oneOf": [
+            {"type": "object", "properties": {"method": {"const": "card"}, "number": {"type": "string"}}, "required": ["method", "number"]},
+            {"type": "object", "properties": {"method": {"const": "invoice"}, "email": {"type": "string"}}, "required": ["method", "email"]},
+            {"type": "object", "properties": {"method": {"const": "free"}}, "required": ["method"]}
+        ]});
+        let problems = |value: Value| problems(schema.clone(), value);
+        assert_eq!(
+            problems(json!({"method": "cash"})),
+            ["$.method: must be one of [\"card\", \"invoice\", \"free\"], got \"cash\""]
+        );
+        assert_eq!(
+            problems(json!({"number": "4242"})),
+            ["$: missing required field 'method', one of [\"card\", \"invoice\", \"free\"]"]
+        );
+        assert_eq!(
+            problems(json!({"method": "invoice"})),
+            ["$: missing required field 'email'"]
+        );
+        assert!(problems(json!({"method": "free"})).is_empty());
     }
 
     #[test]
