@@ -35,9 +35,10 @@ pub use toolwright_core::provider::Dialect;
 pub use toolwright_core::schema::lower::{LoweringError, Target};
 pub use toolwright_core::{
     Annotations, Arguments, CallArguments, Content, ContentBlock, Context, ContextType, DryRun,
-    DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event, MissingContext, Observation,
-    Prepared, Problem, Registry, RegistryError, Retry, SchemaGenerator, Tool, ToolCall, ToolError,
-    ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema, ToolSpec, is_valid_tool_name,
+    DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event, IntoToolOutput, MissingContext,
+    Observation, Prepared, Problem, Registry, RegistryError, Retry, SchemaGenerator, Tool,
+    ToolCall, ToolError, ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema, ToolSpec,
+    is_valid_tool_name,
 };
 pub use toolwright_core::{
     approval, capability, feedback, idempotency, output, policy, provider, schema, validate,

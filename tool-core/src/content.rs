@@ -181,7 +181,7 @@ pub(crate) fn text_of(blocks: &[ContentBlock]) -> String {
 }
 
 #[diagnostic::do_not_recommend]
-impl crate::private::IntoToolOutput for Content {
+impl crate::IntoToolOutput for Content {
     fn into_tool_output(self) -> Result<crate::ToolOutput, crate::ToolError> {
         Ok(crate::ToolOutput::Content(self.blocks))
     }

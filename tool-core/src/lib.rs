@@ -43,4 +43,4 @@ pub use observation::Observation;
 pub use registry::{MissingContext, Registry, RegistryError, Retry};
 pub use schema::{SchemaGenerator, ToolSchema};
 pub use spec::{ToolSpec, is_valid_tool_name};
-pub use tool::{Arguments, Prepared, Tool, ToolFuture, ToolOutcome, ToolOutput};
+pub use tool::{Arguments, IntoToolOutput, Prepared, Tool, ToolFuture, ToolOutcome, ToolOutput};

@@ -35,7 +35,7 @@ impl<T> Observation<T> {
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: Serialize> crate::private::IntoToolOutput for Observation<T> {
+impl<T: Serialize> crate::IntoToolOutput for Observation<T> {
     fn into_tool_output(self) -> Result<crate::ToolOutput, crate::ToolError> {
         let data = serde_json::to_value(&self.data).map_err(|error| {
             crate::ToolError::internal(format!(

@@ -4,6 +4,7 @@ use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;
 
+use serde::Serialize;
 use serde_json::Value;
 use smallbox::space::S4;
 use smallbox::{SmallBox, smallbox};
@@ -267,6 +268,47 @@ impl ToolOutput {
             ToolOutput::Observation { for_model, .. } => for_model.clone(),
             ToolOutput::Content(blocks) => crate::content::text_of(blocks),
         }
+    }
+}
+
+/// What a tool may return: anything serde can serialize (a `String` is the model's text as
+/// is; other values are JSON), [`Content`](crate::Content) blocks, or an
+/// [`Observation`](crate::Observation) (one text for the model, full data for the harness).
+/// `#[tool]` converts a function's `Ok` value with it; implement it for a type whose model
+/// view you want to choose yourself.
+///
+/// ```
+/// use toolwright::{IntoToolOutput, ToolOutput};
+///
+/// assert_eq!("done".to_owned().into_tool_output().unwrap(), ToolOutput::Text("done".into()));
+/// assert!(matches!(vec![1, 2].into_tool_output().unwrap(), ToolOutput::Json(_)));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned by a tool: it does not implement `serde::Serialize`",
+    label = "the model reads a tool's result as JSON",
+    note = "derive `serde::Serialize` on `{Self}`, return a `String`, or implement `toolwright::IntoToolOutput` for it"
+)]
+pub trait IntoToolOutput {
+    /// The value as the model will read it.
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + 'static> IntoToolOutput for T {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        // A `String` is text as is: moved, not copied through a JSON value.
+        let mut slot = Some(self);
+        if let Some(text) = (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<String>>() {
+            return Ok(ToolOutput::Text(text.take().unwrap_or_default()));
+        }
+        serde_json::to_value(&slot)
+            .map(ToolOutput::from_value)
+            .map_err(|error| {
+                ToolError::internal(format!(
+                    "the tool's result could not be serialized: {error}"
+                ))
+                .with_retryable(false)
+            })
     }
 }
 

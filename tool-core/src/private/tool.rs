@@ -1,0 +1,209 @@
+//! The kit of a `#[tool]` companion: its spec, reading its arguments, its context values,
+//! its output, and the stub generated when the macro rejected the function.
+
+use std::sync::OnceLock;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::arguments::strict::Strict;
+use crate::schema::{ObjectSchema, SchemaGenerator, ToolSchema, into_object};
+use crate::validate::Validator;
+use crate::{
+    Arguments, Context, Effect, IntoToolOutput, Prepared, ToolError, ToolOutput, ToolSpec,
+};
+
+/// The arguments object of a tool, built one parameter at a time.
+#[derive(Debug, Default)]
+pub struct Params {
+    generator: SchemaGenerator,
+    object: ObjectSchema,
+}
+
+impl Params {
+    /// No parameters yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A parameter of type `T`: required unless `T` is an `Option`.
+    pub fn arg<T: ToolSchema + ?Sized>(
+        &mut self,
+        name: &str,
+        description: Option<&str>,
+        keywords: &[(&str, Value)],
+    ) -> &mut Self {
+        let schema = property_schema::<T>(&mut self.generator, description, keywords, None);
+        self.object.property(name, schema, !T::OPTIONAL);
+        self
+    }
+
+    /// A parameter of type `T` with a default: never required, and the schema carries
+    /// the `default` value.
+    pub fn arg_with_default<T: ToolSchema + Serialize>(
+        &mut self,
+        name: &str,
+        description: Option<&str>,
+        keywords: &[(&str, Value)],
+        default: fn() -> T,
+    ) -> &mut Self {
+        let schema = property_schema::<T>(
+            &mut self.generator,
+            description,
+            keywords,
+            Some(to_json(&default())),
+        );
+        self.object.property(name, schema, false);
+        self
+    }
+
+    /// The arguments' schema: a closed object (`additionalProperties: false`), with the
+    /// named types it uses in `$defs`.
+    pub fn into_schema(self) -> Value {
+        self.generator.into_root(self.object.build(true))
+    }
+}
+
+/// The schema of one property: description first (it is what a reader looks for), then
+/// the type's own schema, then constraints, then the default.
+pub fn property_schema<T: ToolSchema + ?Sized>(
+    generator: &mut SchemaGenerator,
+    description: Option<&str>,
+    keywords: &[(&str, Value)],
+    default: Option<Value>,
+) -> Value {
+    let mut map = Map::new();
+    if let Some(description) = description {
+        map.insert("description".into(), description.into());
+    }
+    map.extend(into_object(generator.subschema_for::<T>()));
+    for (key, value) in keywords {
+        let value = tighter_bound(key, map.get(*key), value);
+        map.insert((*key).to_owned(), value);
+    }
+    if let Some(default) = default {
+        map.insert("default".into(), default);
+    }
+    Value::Object(map)
+}
+
+/// A declared bound meets the type's own (`#[arg(maximum = 1000)]` on a `u8`): the
+/// tighter one wins, so the schema never admits a value the deserializer rejects.
+fn tighter_bound(key: &str, existing: Option<&Value>, declared: &Value) -> Value {
+    let keep_existing = match (existing.and_then(Value::as_f64), declared.as_f64()) {
+        (Some(existing), Some(declared)) if key == "minimum" => existing > declared,
+        (Some(existing), Some(declared)) if key == "maximum" => existing < declared,
+        _ => false,
+    };
+    match existing {
+        Some(existing) if keep_existing => existing.clone(),
+        _ => declared.clone(),
+    }
+}
+
+/// A value as JSON; a value that cannot be represented becomes `null` (only a `default`
+/// or `example` expression goes through here, and those are checked to be `Serialize`).
+pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// The spec of a generated tool.
+#[allow(clippy::too_many_arguments)]
+pub fn tool_spec(
+    name: &str,
+    title: Option<&str>,
+    description: &str,
+    input_schema: Value,
+    output_schema: Option<Value>,
+    effect: Effect,
+    idempotent: Option<bool>,
+    open_world: bool,
+    scopes: &[&str],
+) -> ToolSpec {
+    let mut spec = ToolSpec::new(name, description, input_schema, effect)
+        .with_modifiers(idempotent.unwrap_or(false), open_world)
+        .with_scopes(scopes.iter().copied());
+    spec.title = title.map(str::to_owned);
+    spec.output_schema = output_schema;
+    spec.deduplicate = idempotent == Some(false);
+    spec
+}
+
+/// Reads a call's arguments into the generated arguments struct `A`.
+///
+/// Fast path: serde straight into `A`, then `check` (the declared constraints, on the
+/// typed values). Slow path, only when that fails: the arguments as a JSON value against
+/// the tool's schema, reporting every problem.
+pub fn prepare<A: DeserializeOwned + Send + 'static>(
+    spec: &ToolSpec,
+    validator: &'static OnceLock<Validator>,
+    args: Arguments<'_>,
+    check: fn(&A) -> bool,
+) -> Result<Prepared, ToolError> {
+    let fast = match args {
+        Arguments::Json(json) => {
+            let mut deserializer = serde_json::Deserializer::from_str(json);
+            A::deserialize(Strict(&mut deserializer))
+                .and_then(|parsed| deserializer.end().map(|()| parsed))
+        }
+        Arguments::Value(value) => A::deserialize(Strict(value)),
+    };
+    let serde_error = match fast {
+        Ok(parsed) if check(&parsed) => return Ok(Prepared::new(parsed)),
+        Ok(_) => None,
+        Err(error) => Some(error),
+    };
+    let validator = validator.get_or_init(|| {
+        // A generated schema always compiles (the tests compile every example's); should
+        // one not, accepting everything here still leaves serde's checks in force.
+        Validator::for_arguments(&spec.input_schema).unwrap_or_else(|_| Validator::accept_all())
+    });
+    Err(crate::arguments::invalid_arguments(
+        spec,
+        validator,
+        args,
+        serde_error,
+    ))
+}
+
+/// The context value a `#[ctx]` parameter borrows.
+pub fn context<'a, T: 'static>(ctx: &'a Context, tool: &str) -> Result<&'a T, ToolError> {
+    ctx.get::<T>().ok_or_else(|| {
+        ToolError::internal(format!(
+            "tool '{tool}' needs a context value of type `{}`, and none was supplied",
+            std::any::type_name::<T>()
+        ))
+        .with_hint("this is a harness misconfiguration, not a problem with the call; do not retry")
+        .with_retryable(false)
+    })
+}
+
+/// What a tool returned, as output.
+pub fn output<T: IntoToolOutput>(value: T) -> Result<ToolOutput, ToolError> {
+    value.into_tool_output()
+}
+
+/// The spec of a companion generated for a function `#[tool]` rejected: the build
+/// fails anyway, this only keeps other code compiling so the user reads the real error.
+pub fn stub_spec() -> &'static ToolSpec {
+    static SPEC: std::sync::OnceLock<ToolSpec> = std::sync::OnceLock::new();
+    SPEC.get_or_init(|| {
+        ToolSpec::new(
+            "invalid_tool",
+            "",
+            serde_json::json!({"type": "object"}),
+            Effect::RISKIEST,
+        )
+    })
+}
+
+/// The error of such a stub.
+pub fn stub_error() -> ToolError {
+    ToolError::internal("this tool failed to compile")
+}
+
+/// The run of such a stub.
+pub fn stub_call<'a>() -> crate::ToolFuture<'a> {
+    crate::ToolFuture::ready(Err(stub_error()))
+}
