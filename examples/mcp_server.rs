@@ -43,7 +43,7 @@ use tools::{ConvertTemperature, Notes, SaveNote, SearchNotes};
 use toolwright::idempotency::{Idempotency, IdempotencyStore, MemoryStore};
 use toolwright::mcp::McpServer;
 use toolwright::policy::AllowAll;
-use toolwright::{ToolError, tool};
+use toolwright::{ToolError, ToolSettings, tool};
 
 /// Where payouts are written: a file every replica appends to.
 struct PayoutLedger(PathBuf);
@@ -193,7 +193,7 @@ async fn main() -> Result<(), String> {
         // Small payouts run without asking; the tool's own rule asks above 1,000.
         registry = registry
             .with(SendPayout)
-            .with_tool_policy("send_payout", AllowAll);
+            .configure("send_payout", ToolSettings::new().policy(AllowAll));
         context = context.with(PayoutLedger(ledger));
     }
     let mut server = McpServer::new(registry, context)

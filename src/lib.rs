@@ -37,8 +37,8 @@ pub use toolwright_core::{
     Annotations, Arguments, CallArguments, Content, ContentBlock, Context, ContextType, DryRun,
     DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event, IntoToolOutput, MissingContext,
     Observation, Prepared, Problem, Registry, RegistryError, Retry, SchemaGenerator, Tool,
-    ToolCall, ToolError, ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema, ToolSpec,
-    is_valid_tool_name,
+    ToolCall, ToolError, ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema, ToolSettings,
+    ToolSpec, is_valid_tool_name,
 };
 pub use toolwright_core::{
     approval, capability, feedback, idempotency, output, policy, provider, schema, validate,

@@ -13,7 +13,7 @@ use serde_json::json;
 use tools::coding::{Environment, RunCommand, Workspace};
 use toolwright::capability::Writes;
 use toolwright::policy::AllowAll;
-use toolwright::{Context, ErrorKind, Registry, ToolCall, ToolResult};
+use toolwright::{Context, ErrorKind, Registry, ToolCall, ToolResult, ToolSettings};
 
 struct Fixture {
     dir: std::path::PathBuf,
@@ -39,7 +39,7 @@ fn fixture(name: &str) -> Fixture {
     std::fs::write(dir.join("README.md"), "# demo\nadd numbers\n").unwrap();
     let registry = setup::coding_registry()
         .with_policy(AllowAll)
-        .with_tool_policy("run_command", AllowAll);
+        .configure("run_command", ToolSettings::new().policy(AllowAll));
     // Readers get the plain handle, writers the write-capable one.
     let ctx = Context::new()
         .with(Workspace::new(&dir).unwrap())

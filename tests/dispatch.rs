@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 use tools::{ConvertTemperature, Notes, RefundPayment, SaveNote, SearchNotes};
 use toolwright::output::OutputBudget;
 use toolwright::{
-    Context, ErrorKind, Registry, RegistryError, Tool, ToolCall, ToolError, ToolOutput, tool,
+    Context, ErrorKind, Registry, RegistryError, Tool, ToolCall, ToolError, ToolOutput,
+    ToolSettings, tool,
 };
 
 /// The example tools, with a policy that lets every call run: these tests are about
@@ -282,7 +283,10 @@ fn output_over_budget_is_cut_and_saved() {
         std::env::temp_dir().join(format!("toolwright-test-artifacts-{}", std::process::id()));
     let registry = Registry::new()
         .with(LongReport)
-        .with_tool_budget("long_report", OutputBudget::chars(500))
+        .configure(
+            "long_report",
+            ToolSettings::new().budget(OutputBudget::chars(500)),
+        )
         .with_artifact_store(toolwright::output::DirectoryStore::new(&dir));
     let result = block_on(registry.dispatch(
         &ctx(),
@@ -316,6 +320,30 @@ fn registry_refuses_duplicates_and_checks_context_at_start_up() {
     assert!(text.contains("tool 'search_notes' needs `"), "{text}");
     assert!(text.contains("Notes`"), "{text}");
     assert!(registry.check_context(&ctx()).is_ok());
+}
+
+#[test]
+fn settings_for_a_tool_that_does_not_exist_are_an_error_naming_the_closest() {
+    let mut tools = registry();
+    let typo = tools.try_configure(
+        "serch_notes",
+        ToolSettings::new().budget(OutputBudget::chars(10)),
+    );
+    assert_eq!(
+        typo,
+        Err(RegistryError::UnknownTool {
+            name: "serch_notes".into(),
+            closest: Some("search_notes".into()),
+        })
+    );
+    assert_eq!(
+        typo.unwrap_err().to_string(),
+        "no tool named 'serch_notes' to configure; did you mean 'search_notes'?"
+    );
+    let panicked = std::panic::catch_unwind(|| {
+        registry().configure("zzz", ToolSettings::new());
+    });
+    assert!(panicked.is_err(), "configure panics on a name nothing has");
 }
 
 #[test]

@@ -12,7 +12,7 @@ use toolwright::approval::{ApprovalDecision, ApprovalTicket};
 use toolwright::policy::{AllowAll, Caller, Decision, PolicyRequest};
 use toolwright::{
     Context, DryRunVerdict, Effect, ErrorKind, Event, Registry, Retry, ToolCall, ToolError,
-    ToolOutput, ToolResult, tool,
+    ToolOutput, ToolResult, ToolSettings, tool,
 };
 
 static REFUNDS: AtomicU32 = AtomicU32::new(0);
@@ -162,9 +162,11 @@ fn policies_can_be_closures_per_tool_and_fail_closed() {
             },
             _ => Decision::Allow,
         })
-        .with_tool_policy("refund", |_: &PolicyRequest<'_>| -> Decision {
-            panic!("a buggy policy")
-        });
+        .configure(
+            "refund",
+            ToolSettings::new()
+                .policy(|_: &PolicyRequest<'_>| -> Decision { panic!("a buggy policy") }),
+        );
     let ctx = payer();
     let rm = block_on(registry.dispatch(
         &ctx,
@@ -429,12 +431,12 @@ fn retries_are_off_by_default_and_on_per_tool() {
     let failed = block_on(plain.dispatch(&Context::new(), ToolCall::new("1", "read_sensor", "{}")));
     assert_eq!(error(&failed).message, "the sensor is busy");
     FLAKY.store(0, Ordering::SeqCst);
-    let retrying = Registry::new().with(ReadSensor).with_retries(
+    let retrying = Registry::new().with(ReadSensor).configure(
         "read_sensor",
-        Retry {
+        ToolSettings::new().retries(Retry {
             attempts: 3,
             backoff: Duration::from_millis(1),
-        },
+        }),
     );
     let result =
         block_on(retrying.dispatch(&Context::new(), ToolCall::new("2", "read_sensor", "{}")));

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use tools::coding::{Environment, Workspace};
 use toolwright::capability::Writes;
 use toolwright::policy::AllowAll;
-use toolwright::{Context, ErrorKind, Registry, ToolCall, ToolResult};
+use toolwright::{Context, ErrorKind, Registry, ToolCall, ToolResult, ToolSettings};
 
 /// Secret values: none may appear in any result.
 const SECRETS: &[&str] = &[
@@ -84,7 +84,7 @@ fn fixture(name: &str) -> Fixture {
     }
     let registry = setup::coding_registry()
         .with_policy(AllowAll)
-        .with_tool_policy("run_command", AllowAll);
+        .configure("run_command", ToolSettings::new().policy(AllowAll));
     let ctx = Context::new()
         .with(Workspace::new(&workspace).unwrap())
         .with(Writes(Workspace::new(&workspace).unwrap()))

@@ -8,7 +8,9 @@ use std::time::Duration;
 use serde_json::json;
 use toolwright::approval::{ApprovalDecision, digest};
 use toolwright::policy::{AllowAll, Caller};
-use toolwright::{Context, ErrorKind, Registry, ToolCall, ToolError, ToolResult, tool};
+use toolwright::{
+    Context, ErrorKind, Registry, ToolCall, ToolError, ToolResult, ToolSettings, tool,
+};
 
 /// What the tools did, counted where the side effect happens.
 #[derive(Default)]
@@ -245,7 +247,10 @@ fn an_external_call_cut_off_by_its_time_limit_leaves_its_outcome_unknown() {
     let registry = Registry::new()
         .with(Refund)
         .with_policy(AllowAll)
-        .with_tool_timeout("refund", Duration::from_millis(30));
+        .configure(
+            "refund",
+            ToolSettings::new().timeout(Duration::from_millis(30)),
+        );
     let ctx = context();
     let rt = runtime();
     let cut = rt

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use toolwright::capability::Writes;
 use toolwright::policy::{Decision, EffectPolicy, Policy as _, PolicyRequest};
-use toolwright::{Arguments, Context, Registry};
+use toolwright::{Arguments, Context, Registry, ToolSettings};
 
 use crate::tools::coding::{
     EditFile, Environment, ListDir, ReadEnv, ReadFile, RunCommand, SearchFiles, UndoEdit,
@@ -19,7 +19,6 @@ use crate::tools::coding::{
 /// agent lets `cargo check` and `cargo test` run without asking ([`allow_cargo`]).
 pub fn coding_registry() -> Registry {
     Registry::new()
-        .with_tool_policy("run_command", allow_cargo)
         .with(ListDir)
         .with(ReadFile)
         .with(SearchFiles)
@@ -28,6 +27,7 @@ pub fn coding_registry() -> Registry {
         .with(WriteFile)
         .with(RunCommand)
         .with(ReadEnv)
+        .configure("run_command", ToolSettings::new().policy(allow_cargo))
 }
 
 /// This agent's choice for `run_command`: `cargo check` and `cargo test` run build

@@ -40,7 +40,7 @@ pub use effect::{Annotations, Effect};
 pub use error::{ErrorKind, Problem, ToolError};
 pub use event::Event;
 pub use observation::Observation;
-pub use registry::{MissingContext, Registry, RegistryError, Retry};
+pub use registry::{MissingContext, Registry, RegistryError, Retry, ToolSettings};
 pub use schema::{SchemaGenerator, ToolSchema};
 pub use spec::{ToolSpec, is_valid_tool_name};
 pub use tool::{Arguments, IntoToolOutput, Prepared, Tool, ToolFuture, ToolOutcome, ToolOutput};

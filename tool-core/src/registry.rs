@@ -2,7 +2,6 @@
 //! through (output budget, artifact store, timeouts, argument repair).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,24 +44,101 @@ pub(crate) type Observer = Arc<dyn Fn(&Event) + Send + Sync>;
 #[derive(Clone)]
 pub(crate) struct Settings {
     pub budget: OutputBudget,
-    pub tool_budgets: HashMap<String, OutputBudget>,
     pub artifacts: Arc<dyn ArtifactStore>,
     pub timeout: Option<Duration>,
-    pub tool_timeouts: HashMap<String, Duration>,
     pub repair: bool,
     pub max_argument_bytes: usize,
     pub policy: Arc<dyn Policy>,
-    pub tool_policies: HashMap<String, Arc<dyn Policy>>,
     pub idempotency: Idempotency,
     pub approvals: Approvals,
-    pub retries: HashMap<String, Retry>,
+    /// Per-tool overrides, by tool name (names checked when set).
+    pub per_tool: FxHashMap<String, ToolSettings>,
     pub observer: Option<Observer>,
     pub max_concurrency: usize,
+}
+
+/// Settings of one tool, each overriding the registry's: set them with
+/// [`Registry::configure`], which checks the tool's name.
+///
+/// ```
+/// # use std::time::Duration;
+/// # use toolwright::{tool, Registry, Retry, ToolSettings};
+/// # use toolwright::output::OutputBudget;
+/// /// Read a sensor.
+/// #[tool(effect = "read_only")]
+/// fn read_sensor() -> u32 { 7 }
+///
+/// let registry = Registry::new().with(ReadSensor).configure(
+///     "read_sensor",
+///     ToolSettings::new()
+///         .budget(OutputBudget::chars(500))
+///         .retries(Retry { attempts: 3, backoff: Duration::from_millis(50) }),
+/// );
+/// ```
+#[derive(Clone, Default)]
+pub struct ToolSettings {
+    pub(crate) budget: Option<OutputBudget>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) policy: Option<Arc<dyn Policy>>,
+    pub(crate) retry: Option<Retry>,
+}
+
+impl ToolSettings {
+    /// No overrides: the registry's settings apply.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The budget of this tool's model-facing output.
+    pub fn budget(mut self, budget: OutputBudget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// A time limit for this tool's calls (see [`Registry::with_timeout`]).
+    #[cfg(feature = "tokio")]
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
+    /// The policy this tool's calls go through, instead of the registry's.
+    pub fn policy(mut self, policy: impl Policy + 'static) -> Self {
+        self.policy = Some(Arc::new(policy));
+        self
+    }
+
+    /// Automatic retries (off by default): see [`Retry`].
+    pub fn retries(mut self, retry: Retry) -> Self {
+        self.retry = Some(retry);
+        self
+    }
+
+    /// These settings, with every one `other` sets taking its place.
+    fn merged(mut self, other: ToolSettings) -> Self {
+        self.budget = other.budget.or(self.budget);
+        self.timeout = other.timeout.or(self.timeout);
+        self.policy = other.policy.or(self.policy);
+        self.retry = other.retry.or(self.retry);
+        self
+    }
+}
+
+impl fmt::Debug for ToolSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolSettings")
+            .field("budget", &self.budget)
+            .field("timeout", &self.timeout)
+            .field("policy", &self.policy.as_ref().map(|_| "custom"))
+            .field("retry", &self.retry)
+            .finish()
+    }
 }
 
 /// Automatic retries of one tool: on a retryable `failed` or `timeout` error, up to
 /// `attempts` tries in all, waiting `backoff`, then twice that, and so on. Only read-only
 /// and idempotent tools, and external ones (which run with an idempotency key), retry.
+/// Set with [`ToolSettings::retries`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retry {
     /// Tries in all, the first included.
@@ -75,17 +151,14 @@ impl Default for Settings {
     fn default() -> Self {
         Self {
             budget: OutputBudget::default(),
-            tool_budgets: HashMap::new(),
             artifacts: Arc::new(DirectoryStore::in_temp_dir()),
             timeout: None,
-            tool_timeouts: HashMap::new(),
             repair: false,
             max_argument_bytes: 1 << 20,
             policy: Arc::new(EffectPolicy),
-            tool_policies: HashMap::new(),
             idempotency: Idempotency::default(),
             approvals: Approvals::default(),
-            retries: HashMap::new(),
+            per_tool: FxHashMap::default(),
             observer: None,
             max_concurrency: 8,
         }
@@ -97,6 +170,13 @@ impl Default for Settings {
 pub enum RegistryError {
     /// Another tool already has this name.
     DuplicateName(String),
+    /// Settings name a tool the registry does not have.
+    UnknownTool {
+        /// The name given.
+        name: String,
+        /// The registered name closest to it, if any is close.
+        closest: Option<String>,
+    },
 }
 
 impl fmt::Display for RegistryError {
@@ -106,6 +186,13 @@ impl fmt::Display for RegistryError {
                 f,
                 "two tools are named '{name}': a model could not tell them apart; rename one with #[tool(name = \"...\")]"
             ),
+            RegistryError::UnknownTool { name, closest } => {
+                write!(f, "no tool named '{name}' to configure")?;
+                match closest {
+                    Some(closest) => write!(f, "; did you mean '{closest}'?"),
+                    None => write!(f, "; register it with Registry::with before configuring it"),
+                }
+            }
         }
     }
 }
@@ -256,15 +343,60 @@ impl Registry {
         names.into_iter().map(|(_, name)| name).collect()
     }
 
-    /// Sets the budget of every tool's model-facing output.
-    pub fn with_output_budget(mut self, budget: OutputBudget) -> Self {
-        self.settings.budget = budget;
+    /// Overrides settings of the tool named `tool` (each set one replaces the registry's
+    /// for that tool; settings configured earlier stay unless replaced).
+    ///
+    /// # Panics
+    ///
+    /// When no tool has that name (a typo would otherwise configure nothing, silently):
+    /// the message names the closest tool. Register the tool first, or use
+    /// [`Registry::try_configure`].
+    #[track_caller]
+    pub fn configure(mut self, tool: &str, settings: ToolSettings) -> Self {
+        if let Err(error) = self.try_configure(tool, settings) {
+            panic!("{error}");
+        }
         self
     }
 
-    /// Sets the budget of one tool's model-facing output.
-    pub fn with_tool_budget(mut self, tool: &str, budget: OutputBudget) -> Self {
-        self.settings.tool_budgets.insert(tool.to_owned(), budget);
+    /// [`Registry::configure`], returning an unknown name as an error.
+    pub fn try_configure(
+        &mut self,
+        tool: &str,
+        settings: ToolSettings,
+    ) -> Result<(), RegistryError> {
+        if !self.by_name.contains_key(tool) {
+            let closest = self
+                .closest_names(tool)
+                .first()
+                .filter(|close| crate::similarity::jaro_winkler(tool, close) > 0.7)
+                .map(|close| (*close).to_owned());
+            return Err(RegistryError::UnknownTool {
+                name: tool.to_owned(),
+                closest,
+            });
+        }
+        let merged = match self.settings.per_tool.remove(tool) {
+            Some(existing) => existing.merged(settings),
+            None => settings,
+        };
+        self.settings.per_tool.insert(tool.to_owned(), merged);
+        Ok(())
+    }
+
+    /// The overrides of the tool named `tool`, if any.
+    pub(crate) fn tool_settings(&self, tool: &str) -> Option<&ToolSettings> {
+        let per_tool = &self.settings.per_tool;
+        if per_tool.is_empty() {
+            None
+        } else {
+            per_tool.get(tool)
+        }
+    }
+
+    /// Sets the budget of every tool's model-facing output.
+    pub fn with_output_budget(mut self, budget: OutputBudget) -> Self {
+        self.settings.budget = budget;
         self
     }
 
@@ -285,13 +417,6 @@ impl Registry {
         self
     }
 
-    /// Sets a time limit for one tool's calls.
-    #[cfg(feature = "tokio")]
-    pub fn with_tool_timeout(mut self, tool: &str, limit: Duration) -> Self {
-        self.settings.tool_timeouts.insert(tool.to_owned(), limit);
-        self
-    }
-
     /// Repairs two common shapes of arguments instead of rejecting them: a JSON object
     /// sent as a string (`"{\"a\": 1}"`), and `null` or an empty string for a tool with
     /// no parameters. Each repair is logged (`tracing`, at warn) and listed in the
@@ -305,14 +430,6 @@ impl Registry {
     /// table: `read_only` and `write` run, `destructive` and `external` ask).
     pub fn with_policy(mut self, policy: impl Policy + 'static) -> Self {
         self.settings.policy = Arc::new(policy);
-        self
-    }
-
-    /// Sets the policy of one tool.
-    pub fn with_tool_policy(mut self, tool: &str, policy: impl Policy + 'static) -> Self {
-        self.settings
-            .tool_policies
-            .insert(tool.to_owned(), Arc::new(policy));
         self
     }
 
@@ -343,12 +460,6 @@ impl Registry {
     /// How long an approval ticket is accepted after it is issued (default 24 hours).
     pub fn with_approval_lifetime(mut self, lifetime: Duration) -> Self {
         self.settings.approvals.lifetime = lifetime;
-        self
-    }
-
-    /// Turns on automatic retries for one tool (off by default).
-    pub fn with_retries(mut self, tool: &str, retry: Retry) -> Self {
-        self.settings.retries.insert(tool.to_owned(), retry);
         self
     }
 

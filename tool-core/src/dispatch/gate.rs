@@ -127,10 +127,12 @@ impl Registry {
     }
 
     pub(super) fn policy_for(&self, tool: &str) -> &dyn crate::policy::Policy {
-        let per_tool = &self.settings.tool_policies;
-        match (per_tool.is_empty(), per_tool.get(tool)) {
-            (false, Some(policy)) => &**policy,
-            _ => &*self.settings.policy,
+        match self
+            .tool_settings(tool)
+            .and_then(|settings| settings.policy.as_ref())
+        {
+            Some(policy) => &**policy,
+            None => &*self.settings.policy,
         }
     }
 

@@ -73,10 +73,8 @@ impl Registry {
             tool: call.name.clone(),
         });
         let retry = self
-            .settings
-            .retries
-            .get(&call.name)
-            .copied()
+            .tool_settings(&call.name)
+            .and_then(|settings| settings.retry)
             .filter(|_| effect == Effect::ReadOnly || tool.spec().idempotent || keyed);
         let run = self.start(ctx, tool, prepared).into_ready();
         match run {
@@ -95,8 +93,8 @@ impl Registry {
                     };
                     let mut attempt = 1;
                     while attempt < retry.attempts && is_retryable(&outcome) {
-                        #[cfg(feature = "tokio")]
-                        tokio::time::sleep(retry.backoff * 2u32.saturating_pow(attempt - 1)).await;
+                        // On toolwright's own timer: the backoff holds in any executor.
+                        crate::timer::sleep(retry.backoff * 2u32.saturating_pow(attempt - 1)).await;
                         attempt += 1;
                         outcome = match tool.prepare(arguments) {
                             Ok(prepared) => self.run_prepared(ctx, tool, prepared).await,
@@ -168,10 +166,8 @@ impl Registry {
     }
 
     pub(super) fn timeout_for(&self, name: &str) -> Option<std::time::Duration> {
-        self.settings
-            .tool_timeouts
-            .get(name)
-            .copied()
+        self.tool_settings(name)
+            .and_then(|settings| settings.timeout)
             .or(self.settings.timeout)
     }
 

@@ -15,12 +15,9 @@ impl Registry {
         outcome: ToolOutcome,
         notes: Notes,
     ) -> ToolResult {
-        let per_tool = &self.settings.tool_budgets;
-        let own = if per_tool.is_empty() {
-            None
-        } else {
-            per_tool.get(&name).copied()
-        };
+        let own = self
+            .tool_settings(&name)
+            .and_then(|settings| settings.budget);
         let budget = own.unwrap_or(self.settings.budget);
         let view = self.model_view(&name, &call_id, &outcome, budget);
         ToolResult {
