@@ -45,7 +45,7 @@ pub struct Truncation {
 
 /// The model-facing view of a result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ModelView {
+pub(crate) struct ModelView {
     /// The text the model reads.
     pub text: String,
     /// Set when the view was cut to fit the budget.
@@ -102,13 +102,13 @@ impl ArtifactStore for DirectoryStore {
 }
 
 /// Whether `text` fits `budget` as it is.
-pub fn fits(text: &str, budget: OutputBudget) -> bool {
+pub(crate) fn fits(text: &str, budget: OutputBudget) -> bool {
     // Bytes bound characters from above: a short text needs no counting.
     text.len() <= budget.max_chars || text.chars().count() <= budget.max_chars
 }
 
 /// Fits `text` into `budget`, saving the full text when it had to be cut.
-pub fn fit_text(
+pub(crate) fn fit_text(
     text: String,
     budget: OutputBudget,
     save: impl FnOnce(&str) -> io::Result<String>,
@@ -131,7 +131,7 @@ pub fn fit_text(
 
 /// Fits a JSON value into `budget` as valid JSON: whole items are dropped from the end
 /// of its largest array, then long strings are shortened; what was cut is said after it.
-pub fn fit_json(
+pub(crate) fn fit_json(
     value: &Value,
     budget: OutputBudget,
     save: impl FnOnce(&str) -> io::Result<String>,

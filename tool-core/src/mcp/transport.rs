@@ -30,10 +30,10 @@ use crate::validate::json::{show, type_name};
 /// The largest message either transport reads, a line on stdio or a request body over
 /// HTTP: 16 MiB, rmcp's own line limit. Larger ones get a JSON-RPC error; arguments
 /// within it but over the registry's argument limit get an `invalid_arguments` result.
-pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
+pub(crate) const MAX_MESSAGE_BYTES: usize = 16 << 20;
 
 /// The path Streamable HTTP is served on.
-pub const HTTP_PATH: &str = "/mcp";
+pub(crate) const HTTP_PATH: &str = "/mcp";
 
 impl McpServer {
     /// Serves on standard input and output until the client closes standard input.

@@ -17,9 +17,8 @@ mod tool;
 pub use serde;
 pub use serde_json;
 
-pub use crate::schema::{
-    ObjectSchema, SchemaGenerator, ToolSchema, describe, into_object, nullable,
-};
+pub use crate::schema::build::{describe, into_object, nullable};
+pub use crate::schema::{ObjectSchema, SchemaGenerator, ToolSchema};
 pub use crate::validate::{Keywords, Validator};
 
 pub use constraints::*;

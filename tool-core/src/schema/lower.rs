@@ -783,7 +783,7 @@ fn escape(token: &str) -> String {
 /// (OpenAI strict): in `value`, a `null` for a property that is optional in the canonical
 /// `schema` and does not itself accept `null` means "left out", and is removed, at any
 /// depth. `Option<T>` arguments keep their `null` (it means `None` either way).
-pub fn remove_absent_nulls(value: &mut Value, schema: &Value) {
+pub(crate) fn remove_absent_nulls(value: &mut Value, schema: &Value) {
     let defs = defs_of(schema);
     strip(value, schema, &defs, 0);
 }

@@ -167,14 +167,6 @@ impl JsonPath {
     pub fn depth(&self) -> usize {
         self.starts.len()
     }
-
-    /// The path as text, `$` included.
-    pub fn to_text(&self) -> String {
-        let mut text = String::with_capacity(self.text.len() + 1);
-        text.push('$');
-        text.push_str(&self.text);
-        text
-    }
 }
 
 impl JsonPath {

@@ -9,8 +9,8 @@
 //! `$anchor`) is a compile error rather than a silent pass.
 
 mod compile;
-pub mod format;
-pub mod json;
+pub(crate) mod format;
+pub(crate) mod json;
 mod keywords;
 
 use std::collections::HashSet;
@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 pub use compile::SchemaError;
-pub use json::JsonPath;
+pub(crate) use json::JsonPath;
 pub use keywords::Keywords;
 
 use crate::Problem;
