@@ -5,6 +5,7 @@
 //! typed constraint checks) and, only when that fails, the slow path ([`slow`]: every
 //! problem the schema finds, each with its path).
 
+mod nulls;
 mod slow;
 pub(crate) mod strict;
 
@@ -60,7 +61,7 @@ impl Registry {
                 (None, CallArguments::Json(json)) => serde_json::from_str(json).ok(),
             };
             repaired = parsed.map(|mut value| {
-                crate::schema::lower::remove_absent_nulls(&mut value, &spec.input_schema);
+                nulls::remove_absent_nulls(&mut value, &spec.input_schema);
                 value
             });
         }

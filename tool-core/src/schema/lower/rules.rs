@@ -1,0 +1,203 @@
+//! What each target does to the canonical schema, as data: one [`Rules`] value per
+//! target is the one place a target is described. To learn what OpenAI strict changes,
+//! read [`OPENAI_STRICT`]; the walker (`mod.rs`) only applies these.
+
+use super::Target;
+use super::checks::{is_gemini_parameter_name, openai_limits};
+
+/// How a target treats `$defs` and `$ref`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refs {
+    /// Kept as emitted.
+    Keep,
+    /// A bare `$ref` kept (recursion is only expressible so); a `$ref` with siblings
+    /// inlined (siblings beside `$ref` are rejected); definitions still referenced kept.
+    KeepBare,
+    /// Every `$ref` inlined; recursion cannot be expressed.
+    Inline,
+}
+
+/// How a target says "or null".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Nulls {
+    /// JSON Schema: `"type": ["T", "null"]` or `anyOf [..., {"type": "null"}]`.
+    JsonSchema,
+    /// OpenAPI 3.0: `nullable: true`.
+    OpenApi,
+}
+
+/// How a target wants objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Objects {
+    /// As emitted.
+    AsEmitted,
+    /// Closed (`additionalProperties: false`), `properties` always present; maps and
+    /// objects admitting extra fields refused. `all_required`: `required` lists every
+    /// property (optional ones then become nullable, and a `null` is decoded as absent).
+    Closed { all_required: bool },
+    /// `additionalProperties` dropped (OpenAPI has none); maps refused.
+    Open,
+}
+
+/// A rule for property names: the test, whose rule it is, its pattern (for messages).
+pub(crate) type NameRule = (fn(&str) -> bool, &'static str, &'static str);
+
+/// The rules of one target.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rules {
+    /// Takes JSON Schema 2020-12 as emitted: nothing is rewritten but `items` on arrays.
+    pub as_emitted: bool,
+    pub refs: Refs,
+    pub nulls: Nulls,
+    pub objects: Objects,
+    /// `oneOf` becomes `anyOf` (toolwright's alternatives are exclusive by
+    /// construction, so the same values pass).
+    pub one_of_as_any_of: bool,
+    /// `const` becomes a one-value `enum`.
+    pub const_as_enum: bool,
+    /// `enum` and `const` values must be strings.
+    pub string_enums_only: bool,
+    /// Keywords the target does not take: moved into the description text, so the model
+    /// still reads them (the validator still enforces them on the way back).
+    pub unsupported: &'static [&'static str],
+    /// `minItems` above 1 is not taken either (moved like the keywords above).
+    pub min_items_up_to_one: bool,
+    /// `true` (any JSON value: `serde_json::Value`) refused.
+    pub refuses_any_value: bool,
+    /// `prefixItems` (tuples) refused.
+    pub refuses_tuples: bool,
+    /// A root that is an `anyOf` refused.
+    pub refuses_root_any_of: bool,
+    /// Property names must pass this rule.
+    pub property_names: Option<NameRule>,
+    /// A tool without parameters sends `{"type": "object", "properties": {}}`.
+    pub empty_root_as_empty_object: bool,
+    /// Documented limits over the whole schema: each breach as a message.
+    pub limits: Option<fn(&serde_json::Value) -> Vec<String>>,
+}
+
+/// JSON Schema 2020-12 as emitted; the other fields are never read for such targets.
+const AS_EMITTED: Rules = Rules {
+    as_emitted: true,
+    refs: Refs::Keep,
+    nulls: Nulls::JsonSchema,
+    objects: Objects::AsEmitted,
+    one_of_as_any_of: false,
+    const_as_enum: false,
+    string_enums_only: false,
+    unsupported: &[],
+    min_items_up_to_one: false,
+    refuses_any_value: false,
+    refuses_tuples: false,
+    refuses_root_any_of: false,
+    property_names: None,
+    empty_root_as_empty_object: false,
+    limits: None,
+};
+
+const GEMINI_NAMES: NameRule = (
+    is_gemini_parameter_name,
+    "Gemini",
+    "^[A-Za-z_][A-Za-z0-9_]{0,63}$",
+);
+
+/// OpenAI Chat Completions and Responses with `strict: true` (Structured Outputs).
+pub(crate) const OPENAI_STRICT: Rules = Rules {
+    as_emitted: false,
+    refs: Refs::KeepBare,
+    nulls: Nulls::JsonSchema,
+    objects: Objects::Closed { all_required: true },
+    one_of_as_any_of: true,
+    const_as_enum: true,
+    string_enums_only: false,
+    unsupported: &[
+        "minLength",
+        "maxLength",
+        "uniqueItems",
+        "default",
+        "examples",
+    ],
+    min_items_up_to_one: false,
+    refuses_any_value: true,
+    refuses_tuples: true,
+    refuses_root_any_of: true,
+    property_names: None,
+    empty_root_as_empty_object: false,
+    limits: Some(openai_limits),
+};
+
+/// Anthropic with `strict: true` (structured outputs).
+pub(crate) const ANTHROPIC_STRICT: Rules = Rules {
+    as_emitted: false,
+    refs: Refs::Inline,
+    nulls: Nulls::JsonSchema,
+    objects: Objects::Closed {
+        all_required: false,
+    },
+    one_of_as_any_of: true,
+    const_as_enum: false,
+    string_enums_only: false,
+    unsupported: &[
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "maxItems",
+        "uniqueItems",
+        "examples",
+    ],
+    min_items_up_to_one: true,
+    refuses_any_value: true,
+    refuses_tuples: true,
+    refuses_root_any_of: false,
+    property_names: None,
+    empty_root_as_empty_object: false,
+    limits: None,
+};
+
+/// Gemini `parameters`: the OpenAPI 3.0 `Schema` subset.
+pub(crate) const GEMINI_PARAMETERS: Rules = Rules {
+    as_emitted: false,
+    refs: Refs::Inline,
+    nulls: Nulls::OpenApi,
+    objects: Objects::Open,
+    one_of_as_any_of: true,
+    const_as_enum: true,
+    string_enums_only: true,
+    unsupported: &[
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "uniqueItems",
+        "examples",
+    ],
+    min_items_up_to_one: false,
+    refuses_any_value: true,
+    refuses_tuples: true,
+    refuses_root_any_of: false,
+    property_names: Some(GEMINI_NAMES),
+    empty_root_as_empty_object: true,
+    limits: None,
+};
+
+/// Gemini `parametersJsonSchema`: JSON Schema as emitted, Gemini's property names.
+pub(crate) const GEMINI_JSON_SCHEMA: Rules = Rules {
+    property_names: Some(GEMINI_NAMES),
+    ..AS_EMITTED
+};
+
+impl Target {
+    /// What this target does to a schema.
+    pub(crate) const fn rules(self) -> &'static Rules {
+        match self {
+            Target::OpenAiStrict => &OPENAI_STRICT,
+            Target::AnthropicStrict => &ANTHROPIC_STRICT,
+            Target::GeminiParameters => &GEMINI_PARAMETERS,
+            Target::GeminiJsonSchema => &GEMINI_JSON_SCHEMA,
+            Target::OpenAi | Target::Anthropic | Target::Mcp => &AS_EMITTED,
+        }
+    }
+}
