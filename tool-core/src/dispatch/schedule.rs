@@ -43,19 +43,7 @@ impl Registry {
         // Every check first, in listed order: nothing runs before all are admitted.
         let slots: Vec<Slot<'_>> = calls
             .into_iter()
-            .map(|call| {
-                let mut notes = Notes::default();
-                let (admitted, outcome) = match self.admit(ctx, &call, &mut notes, Gate::Full) {
-                    Ok(admitted) => (Some(admitted), None),
-                    Err(refusal) => (None, Some(Err(refusal))),
-                };
-                Slot {
-                    call,
-                    notes,
-                    admitted,
-                    outcome,
-                }
-            })
+            .map(|call| self.admit_slot(ctx, call))
             .collect();
         let turns = plan_turns(&slots);
         let slots: Vec<Mutex<Slot<'_>>> = slots.into_iter().map(Mutex::new).collect();
@@ -100,25 +88,42 @@ impl Registry {
 
         slots
             .into_iter()
-            .map(|slot| {
-                let slot = slot
-                    .into_inner()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner());
-                let outcome = slot.outcome.unwrap_or_else(|| {
-                    Err(ToolError::new(
-                        ErrorKind::Cancelled,
-                        format!(
-                            "the batch was cancelled before '{}' finished",
-                            slot.call.name
-                        ),
-                    )
-                    .with_hint(
-                        "the call may or may not have taken effect; check before calling again",
-                    ))
-                });
-                self.finish(slot.call.id, slot.call.name, outcome, slot.notes)
-            })
+            .map(|slot| self.answer_slot(slot))
             .collect()
+    }
+
+    /// One call of a batch through the gate.
+    fn admit_slot<'r>(&'r self, ctx: &Context, call: ToolCall) -> Slot<'r> {
+        let mut notes = Notes::default();
+        let (admitted, outcome) = match self.admit(ctx, &call, &mut notes, Gate::Full) {
+            Ok(admitted) => (Some(admitted), None),
+            Err(refusal) => (None, Some(Err(refusal))),
+        };
+        Slot {
+            call,
+            notes,
+            admitted,
+            outcome,
+        }
+    }
+
+    /// The result of one call of a batch: its outcome, or `cancelled` when the batch
+    /// stopped before it finished.
+    fn answer_slot(&self, slot: Mutex<Slot<'_>>) -> ToolResult {
+        let slot = slot
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let outcome = slot.outcome.unwrap_or_else(|| {
+            Err(ToolError::new(
+                ErrorKind::Cancelled,
+                format!(
+                    "the batch was cancelled before '{}' finished",
+                    slot.call.name
+                ),
+            )
+            .with_hint("the call may or may not have taken effect; check before calling again"))
+        });
+        self.finish(slot.call.id, slot.call.name, outcome, slot.notes)
     }
 }
 

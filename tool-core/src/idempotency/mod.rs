@@ -17,9 +17,11 @@
 //! survives restarts), [`PostgresStore`] (feature `postgres`) and [`RedisStore`] (feature
 //! `redis`) for several replicas sharing keys and tickets.
 
+mod canonical;
 mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod record;
 #[cfg(feature = "redb")]
 mod redb;
 #[cfg(feature = "redis")]
@@ -32,14 +34,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use sha2::{Digest as _, Sha256};
 
 use crate::{ToolError, ToolOutput};
 
+pub(crate) use canonical::{hex, scoped_key, write_canonical, write_json_string};
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
+pub(crate) use record::Record;
 #[cfg(feature = "redb")]
 pub use redb::RedbStore;
 #[cfg(feature = "redis")]
@@ -273,97 +275,6 @@ impl fmt::Debug for Idempotency {
     }
 }
 
-/// The store key for `parts`: SHA-256 (hex) of the parts, each preceded by its length
-/// (or a marker for an absent part), so a key is always 64 bytes whatever a client sent,
-/// and no two different lists of parts share one.
-pub(crate) fn scoped_key(parts: &[Option<&str>]) -> String {
-    let mut hasher = Sha256::new();
-    for part in parts {
-        match part {
-            Some(part) => {
-                hasher.update((part.len() as u64).to_le_bytes());
-                hasher.update(part.as_bytes());
-            }
-            None => hasher.update(u64::MAX.to_le_bytes()),
-        }
-    }
-    hex(&hasher.finalize())
-}
-
-/// Lower-case hex of `bytes`.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        text.push(DIGITS[usize::from(byte >> 4)] as char);
-        text.push(DIGITS[usize::from(byte & 15)] as char);
-    }
-    text
-}
-
-/// Writes `value` into `sink` in a canonical form: objects with their keys sorted, no
-/// whitespace, strings and numbers as serde_json writes them, so equal JSON values always
-/// give the same bytes. Nothing is allocated but the list of an object's keys.
-pub(crate) fn write_canonical(value: &Value, sink: &mut impl FnMut(&[u8])) {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            sink(b"{");
-            for (index, (key, value)) in entries.into_iter().enumerate() {
-                if index > 0 {
-                    sink(b",");
-                }
-                write_json_string(key, sink);
-                sink(b":");
-                write_canonical(value, sink);
-            }
-            sink(b"}");
-        }
-        Value::Array(items) => {
-            sink(b"[");
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    sink(b",");
-                }
-                write_canonical(item, sink);
-            }
-            sink(b"]");
-        }
-        Value::String(text) => write_json_string(text, sink),
-        scalar => {
-            // Numbers, booleans and null, written by serde_json into the sink directly.
-            let _ = serde_json::to_writer(Forward(sink), scalar);
-        }
-    }
-}
-
-/// Writes `text` as a JSON string: as is between quotes when nothing needs escaping (the
-/// common case), through serde_json's escaping otherwise.
-pub(crate) fn write_json_string(text: &str, sink: &mut impl FnMut(&[u8])) {
-    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-        sink(b"\"");
-        sink(text.as_bytes());
-        sink(b"\"");
-    } else {
-        let _ = serde_json::to_writer(Forward(sink), text);
-    }
-}
-
-/// An `io::Write` that hands every chunk to a sink.
-struct Forward<'s, F: FnMut(&[u8])>(&'s mut F);
-
-impl<F: FnMut(&[u8])> std::io::Write for Forward<'_, F> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        (self.0)(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Milliseconds since the Unix epoch, by this machine's clock.
 pub(crate) fn unix_millis() -> u64 {
     std::time::SystemTime::now()
@@ -376,129 +287,4 @@ pub(crate) fn unix_millis() -> u64 {
 /// A duration in whole milliseconds, saturating.
 pub(crate) fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// A record as the embedded stores keep it (memory keeps the same fields in place).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct Record {
-    pub digest: String,
-    pub tool: String,
-    pub state: RecordState,
-    /// When the record may be dropped, in Unix milliseconds.
-    pub expires_at: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub(crate) enum RecordState {
-    Running {
-        lease_until: u64,
-    },
-    Done {
-        outcome: Result<ToolOutput, ToolError>,
-    },
-    Unknown,
-}
-
-impl Record {
-    /// What a claim of `request` finds in this record at `now`; `None` when the record
-    /// has expired and the key is free.
-    pub fn claim_outcome(&self, request: &ClaimRequest<'_>, now: u64) -> Option<Claim> {
-        if self.expires_at <= now {
-            return None;
-        }
-        if self.digest != request.digest {
-            return Some(Claim::Mismatch {
-                tool: self.tool.clone(),
-            });
-        }
-        Some(match &self.state {
-            RecordState::Done { outcome } => Claim::Done(StoredOutcome {
-                tool: self.tool.clone(),
-                outcome: outcome.clone(),
-            }),
-            RecordState::Running { lease_until } if *lease_until > now => Claim::InFlight,
-            RecordState::Running { .. } | RecordState::Unknown => Claim::Unknown,
-        })
-    }
-
-    /// A new claim for `request` at `now`.
-    pub fn claimed(request: &ClaimRequest<'_>, now: u64) -> Self {
-        Record {
-            digest: request.digest.to_owned(),
-            tool: request.tool.to_owned(),
-            state: RecordState::Running {
-                lease_until: now.saturating_add(millis(request.lease)),
-            },
-            expires_at: now.saturating_add(millis(request.retention.max(request.lease))),
-        }
-    }
-
-    /// Extends a running claim's lease to `lease` from `now`.
-    pub fn renew(&mut self, lease: Duration, now: u64) {
-        if let RecordState::Running { lease_until } = &mut self.state {
-            *lease_until = now.saturating_add(millis(lease));
-        }
-    }
-
-    /// Applies `settlement`; `false` when the key is released (the record goes).
-    pub fn settle(&mut self, settlement: Settlement, retention: Duration, now: u64) -> bool {
-        match settlement {
-            Settlement::Release => return false,
-            Settlement::Done(stored) => {
-                self.state = RecordState::Done {
-                    outcome: stored.outcome,
-                };
-                self.expires_at = now.saturating_add(millis(retention));
-            }
-            Settlement::Unknown => self.state = RecordState::Unknown,
-        }
-        true
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::{scoped_key, write_canonical};
-
-    fn canonical(value: &serde_json::Value) -> String {
-        let mut bytes = Vec::new();
-        write_canonical(value, &mut |chunk| bytes.extend_from_slice(chunk));
-        String::from_utf8(bytes).unwrap()
-    }
-
-    #[test]
-    fn canonical_json_sorts_keys_at_every_depth_and_escapes_strings() {
-        assert_eq!(
-            canonical(&json!({"b": [{"z": 1, "a": "\"x\""}], "a": null})),
-            r#"{"a":null,"b":[{"a":"\"x\"","z":1}]}"#
-        );
-    }
-
-    #[test]
-    fn strings_and_numbers_are_written_as_serde_json_writes_them() {
-        for value in [
-            json!("plain"),
-            json!("tab\tquote\"back\\slash\u{1}é"),
-            json!(1.5e300),
-            json!(-0.0),
-            json!(u64::MAX),
-            json!(i64::MIN),
-            json!(true),
-            json!(null),
-        ] {
-            assert_eq!(canonical(&value), value.to_string());
-        }
-    }
-
-    #[test]
-    fn scoped_keys_are_fixed_length_and_do_not_run_parts_together() {
-        let a = scoped_key(&[Some("ab"), Some("c")]);
-        assert_eq!(a.len(), 64);
-        assert_ne!(a, scoped_key(&[Some("a"), Some("bc")]));
-        assert_ne!(a, scoped_key(&[Some("ab"), Some("c"), None]));
-        assert_eq!(scoped_key(&[Some(&"k".repeat(1 << 20))]).len(), 64);
-    }
 }

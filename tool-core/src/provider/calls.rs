@@ -51,110 +51,125 @@ pub const SYNTHESIZED_ID_PREFIX: &str = "toolwright-call-";
 /// - MCP: a `tools/call` request (`params.name`, `params.arguments`), id from the request.
 pub fn parse_calls(dialect: Dialect, response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     match dialect {
-        Dialect::OpenAiChat { strict } => {
-            let message = response.pointer("/choices/0/message").unwrap_or(response);
-            let calls = message
-                .get("tool_calls")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            calls
-                .iter()
-                .map(|call| {
-                    let function = call
-                        .get("function")
-                        .ok_or_else(|| missing("tool_calls[].function"))?;
-                    let arguments = arguments_of(function.get("arguments"));
-                    let mut parsed = ToolCall::new(
-                        text(&call["id"], "tool_calls[].id")?,
-                        text(&function["name"], "function.name")?,
-                        arguments,
-                    );
-                    parsed.nulls_mean_absent = strict;
-                    Ok(parsed)
-                })
-                .collect()
-        }
-        Dialect::OpenAiResponses { strict } => {
-            let items = response
-                .get("output")
-                .and_then(Value::as_array)
-                .ok_or_else(|| missing("output[]"))?;
-            items
-                .iter()
-                .filter(|item| item.get("type") == Some(&json!("function_call")))
-                .map(|item| {
-                    let arguments = arguments_of(item.get("arguments"));
-                    let mut parsed = ToolCall::new(
-                        text(&item["call_id"], "function_call.call_id")?,
-                        text(&item["name"], "function_call.name")?,
-                        arguments,
-                    );
-                    parsed.nulls_mean_absent = strict;
-                    Ok(parsed)
-                })
-                .collect()
-        }
-        Dialect::Anthropic { .. } => {
-            let blocks = response
-                .get("content")
-                .and_then(Value::as_array)
-                .ok_or_else(|| missing("content[]"))?;
-            blocks
-                .iter()
-                .filter(|block| block.get("type") == Some(&json!("tool_use")))
-                .map(|block| {
-                    let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
-                    Ok(ToolCall::new(
-                        text(&block["id"], "tool_use.id")?,
-                        text(&block["name"], "tool_use.name")?,
-                        input,
-                    ))
-                })
-                .collect()
-        }
-        Dialect::GeminiParameters | Dialect::GeminiJsonSchema => {
-            let parts = response
-                .pointer("/candidates/0/content/parts")
-                .or_else(|| response.get("parts"))
-                .and_then(Value::as_array)
-                .ok_or_else(|| missing("candidates[0].content.parts[]"))?;
-            parts
-                .iter()
-                .filter_map(|part| part.get("functionCall"))
-                .enumerate()
-                .map(|(index, call)| {
-                    let id = match call.get("id").and_then(Value::as_str) {
-                        Some(id) => id.to_owned(),
-                        None => format!("{SYNTHESIZED_ID_PREFIX}{index}"),
-                    };
-                    let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
-                    Ok(ToolCall::new(
-                        id,
-                        text(&call["name"], "functionCall.name")?,
-                        args,
-                    ))
-                })
-                .collect()
-        }
-        Dialect::Mcp => {
-            let params = response.get("params").ok_or_else(|| missing("params"))?;
-            let id = match response.get("id") {
-                Some(Value::String(id)) => id.clone(),
-                Some(other) if !other.is_null() => other.to_string(),
-                _ => return Err(missing("id")),
-            };
-            let arguments = params
-                .get("arguments")
-                .cloned()
-                .unwrap_or_else(|| json!({}));
-            Ok(vec![ToolCall::new(
-                id,
-                text(&params["name"], "params.name")?,
-                arguments,
-            )])
-        }
+        Dialect::OpenAiChat { strict } => openai_chat_calls(response, strict),
+        Dialect::OpenAiResponses { strict } => openai_responses_calls(response, strict),
+        Dialect::Anthropic { .. } => anthropic_calls(response),
+        Dialect::GeminiParameters | Dialect::GeminiJsonSchema => gemini_calls(response),
+        Dialect::Mcp => mcp_calls(response),
     }
+}
+
+/// OpenAI Chat: `choices[0].message.tool_calls[]`.
+fn openai_chat_calls(response: &Value, strict: bool) -> Result<Vec<ToolCall>, ParseError> {
+    let message = response.pointer("/choices/0/message").unwrap_or(response);
+    let calls = message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    calls
+        .iter()
+        .map(|call| {
+            let function = call
+                .get("function")
+                .ok_or_else(|| missing("tool_calls[].function"))?;
+            let arguments = arguments_of(function.get("arguments"));
+            let mut parsed = ToolCall::new(
+                text(&call["id"], "tool_calls[].id")?,
+                text(&function["name"], "function.name")?,
+                arguments,
+            );
+            parsed.nulls_mean_absent = strict;
+            Ok(parsed)
+        })
+        .collect()
+}
+
+/// OpenAI Responses: `output[]` items of type `function_call`.
+fn openai_responses_calls(response: &Value, strict: bool) -> Result<Vec<ToolCall>, ParseError> {
+    let items = response
+        .get("output")
+        .and_then(Value::as_array)
+        .ok_or_else(|| missing("output[]"))?;
+    items
+        .iter()
+        .filter(|item| item.get("type") == Some(&json!("function_call")))
+        .map(|item| {
+            let arguments = arguments_of(item.get("arguments"));
+            let mut parsed = ToolCall::new(
+                text(&item["call_id"], "function_call.call_id")?,
+                text(&item["name"], "function_call.name")?,
+                arguments,
+            );
+            parsed.nulls_mean_absent = strict;
+            Ok(parsed)
+        })
+        .collect()
+}
+
+/// Anthropic: `content[]` blocks of type `tool_use`.
+fn anthropic_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
+    let blocks = response
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| missing("content[]"))?;
+    blocks
+        .iter()
+        .filter(|block| block.get("type") == Some(&json!("tool_use")))
+        .map(|block| {
+            let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
+            Ok(ToolCall::new(
+                text(&block["id"], "tool_use.id")?,
+                text(&block["name"], "tool_use.name")?,
+                input,
+            ))
+        })
+        .collect()
+}
+
+/// Gemini: `candidates[0].content.parts[].functionCall`, ids made up where missing.
+fn gemini_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
+    let parts = response
+        .pointer("/candidates/0/content/parts")
+        .or_else(|| response.get("parts"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| missing("candidates[0].content.parts[]"))?;
+    parts
+        .iter()
+        .filter_map(|part| part.get("functionCall"))
+        .enumerate()
+        .map(|(index, call)| {
+            let id = match call.get("id").and_then(Value::as_str) {
+                Some(id) => id.to_owned(),
+                None => format!("{SYNTHESIZED_ID_PREFIX}{index}"),
+            };
+            let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
+            Ok(ToolCall::new(
+                id,
+                text(&call["name"], "functionCall.name")?,
+                args,
+            ))
+        })
+        .collect()
+}
+
+/// MCP: one `tools/call` request.
+fn mcp_calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
+    let params = response.get("params").ok_or_else(|| missing("params"))?;
+    let id = match response.get("id") {
+        Some(Value::String(id)) => id.clone(),
+        Some(other) if !other.is_null() => other.to_string(),
+        _ => return Err(missing("id")),
+    };
+    let arguments = params
+        .get("arguments")
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    Ok(vec![ToolCall::new(
+        id,
+        text(&params["name"], "params.name")?,
+        arguments,
+    )])
 }
 
 /// OpenAI's `arguments`: JSON text (as documented), or an object some compatible servers

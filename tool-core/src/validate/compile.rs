@@ -243,6 +243,20 @@ impl<'a> Compiler<'a> {
             Some(_) => return Err(SchemaError::new("`enum` must be an array")),
         };
         node.unique_items = map.get("uniqueItems") == Some(&Value::Bool(true));
+        self.compile_children(pointer, map, &mut node)?;
+        self.compile_composition(pointer, map, &mut node)?;
+        // `$defs` are compiled when a `$ref` reaches them.
+        Ok(node)
+    }
+
+    /// The subschemas of arrays and objects: items, properties, patterns, required,
+    /// additional properties.
+    fn compile_children(
+        &mut self,
+        pointer: &str,
+        map: &'a Map<String, Value>,
+        node: &mut SchemaNode,
+    ) -> Result<(), SchemaError> {
         if let Some(Value::Array(prefix)) = map.get("prefixItems") {
             let base = format!("{pointer}/prefixItems");
             for (index, schema) in prefix.iter().enumerate() {
@@ -291,6 +305,16 @@ impl<'a> Compiler<'a> {
             node.additional_properties =
                 Some(self.sub(pointer, "additionalProperties", additional)?);
         }
+        Ok(())
+    }
+
+    /// `allOf`, `anyOf`, `oneOf`, `not` and `if`/`then`/`else`.
+    fn compile_composition(
+        &mut self,
+        pointer: &str,
+        map: &'a Map<String, Value>,
+        node: &mut SchemaNode,
+    ) -> Result<(), SchemaError> {
         for (key, target) in [
             ("allOf", &mut node.all_of),
             ("anyOf", &mut node.any_of),
@@ -318,8 +342,7 @@ impl<'a> Compiler<'a> {
             let (then, otherwise) = (branch("then")?, branch("else")?);
             node.condition = Some((self.sub(pointer, "if", condition)?, then, otherwise));
         }
-        // `$defs` are compiled when a `$ref` reaches them.
-        Ok(node)
+        Ok(())
     }
 
     /// A local `$ref` (`#`, `#/$defs/x`, any JSON pointer, percent-encoded) → its node.

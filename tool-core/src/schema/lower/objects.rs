@@ -1,0 +1,112 @@
+//! Objects as a target wants them (closed, all required, or open), `allOf` parts merged
+//! into one object, and the keywords a target does not take moved into the description.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use super::Lowering;
+use super::rules::Objects;
+
+impl Lowering<'_> {
+    /// Objects as the target wants them; maps refused where it cannot say "any key".
+    pub(super) fn lower_object(&mut self, map: &mut Map<String, Value>, path: &str) {
+        let is_object = map.get("type").is_some_and(|t| {
+            t == "object" || t.as_array().is_some_and(|a| a.contains(&json!("object")))
+        }) || map.contains_key("properties");
+        if !is_object {
+            return;
+        }
+        let map_schema = !matches!(
+            map.get("additionalProperties"),
+            None | Some(Value::Bool(false))
+        );
+        match self.rules.objects {
+            Objects::Closed { all_required } => {
+                if map_schema && !map.contains_key("properties") {
+                    self.error(path, "a map with free-form keys (HashMap/BTreeMap) cannot be expressed: every object must list its fields; use a Vec of key/value structs");
+                } else if map_schema {
+                    self.error(path, "an object that admits extra fields cannot be expressed; add #[serde(deny_unknown_fields)] or use a struct");
+                }
+                map.insert("additionalProperties".into(), Value::Bool(false));
+                map.entry("properties")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if all_required {
+                    let names: Vec<Value> = map
+                        .get("properties")
+                        .and_then(Value::as_object)
+                        .map(|p| p.keys().cloned().map(Value::String).collect())
+                        .unwrap_or_default();
+                    map.insert("required".into(), Value::Array(names));
+                }
+            }
+            Objects::Open => {
+                if map_schema {
+                    self.error(path, "a map with free-form keys (HashMap/BTreeMap) cannot be expressed in Gemini `parameters`; use a Vec of key/value structs, or parametersJsonSchema");
+                }
+                map.remove("additionalProperties");
+            }
+            Objects::AsEmitted => {}
+        }
+    }
+
+    /// Keywords the target does not take, moved into the description.
+    pub(super) fn move_unsupported(&mut self, map: &mut Map<String, Value>) {
+        let mut moved: BTreeMap<&str, Value> = BTreeMap::new();
+        for key in self.rules.unsupported {
+            if let Some(value) = map.remove(*key) {
+                moved.insert(key, value);
+            }
+        }
+        if self.rules.min_items_up_to_one
+            && let Some(min_items) = map.get("minItems").and_then(Value::as_u64)
+            && min_items > 1
+        {
+            moved.insert("minItems", map.remove("minItems").unwrap_or(Value::Null));
+        }
+        if moved.is_empty() {
+            return;
+        }
+        let constraints: Vec<String> = moved
+            .iter()
+            .map(|(key, value)| format!("{key}: {value}"))
+            .collect();
+        let note = format!("({})", constraints.join(", "));
+        let description = match map.get("description").and_then(Value::as_str) {
+            Some(text) => format!("{text} {note}"),
+            None => note,
+        };
+        map.insert("description".into(), Value::String(description));
+    }
+}
+
+/// Merges the properties and required names of `part` into `map` (an `allOf` entry).
+pub(super) fn merge_object_schema(map: &mut Map<String, Value>, part: &Map<String, Value>) {
+    if let Some(Value::Object(properties)) = part.get("properties") {
+        let ours = map
+            .entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(ours) = ours {
+            for (name, property) in properties {
+                ours.entry(name.clone()).or_insert_with(|| property.clone());
+            }
+        }
+    }
+    if let Some(Value::Array(required)) = part.get("required") {
+        let ours = map
+            .entry("required")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(ours) = ours {
+            for name in required {
+                if !ours.contains(name) {
+                    ours.push(name.clone());
+                }
+            }
+        }
+    }
+    for (key, value) in part {
+        if !matches!(key.as_str(), "properties" | "required" | "description") {
+            map.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+}
