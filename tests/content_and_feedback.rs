@@ -236,3 +236,81 @@ fn scopes_nest_and_the_outer_one_comes_back() {
     assert_eq!(*outer.lock().unwrap(), [json!("outer 1"), json!("outer 2")]);
     assert_eq!(*inner.lock().unwrap(), [json!("inner")]);
 }
+
+/// Look a customer's profile up.
+#[tool(effect = "read_only")]
+fn profile() -> serde_json::Value {
+    json!({"id": "C-1", "name": "Ada", "tags": ["vip"]})
+}
+
+/// The first primes.
+#[tool(effect = "read_only")]
+fn primes() -> Vec<u32> {
+    vec![2, 3, 5, 7]
+}
+
+/// A summary for the model, the data for the harness.
+#[tool(effect = "read_only")]
+fn summary() -> toolwright::Observation<serde_json::Value> {
+    toolwright::Observation::new(json!({"rows": 3}), "3 rows")
+}
+
+/// Always fails.
+#[tool(effect = "read_only")]
+fn broken() -> Result<String, toolwright::ToolError> {
+    Err(toolwright::ToolError::not_found("no such thing").with_hint("look it up first"))
+}
+
+/// The MCP server builds its `CallToolResult` from the result's typed parts; it must say
+/// exactly what the MCP dialect renders, for every kind of output (text, JSON object and
+/// array, observation, content blocks, content cut to budget, argument errors, tool
+/// errors).
+#[cfg(feature = "mcp")]
+#[test]
+fn the_mcp_server_answers_exactly_what_the_mcp_dialect_renders() {
+    use toolwright::mcp::McpServer;
+    use toolwright::mcp::rmcp::model::CallToolRequestParams;
+    let registry = || {
+        Registry::new()
+            .with(SalesChart)
+            .with(YearlyChart)
+            .with(CountWords)
+            .with(Profile)
+            .with(Primes)
+            .with(Summary)
+            .with(Broken)
+            .with_output_budget(OutputBudget::chars(200))
+    };
+    let server = McpServer::new(registry(), Context::new()).unwrap();
+    let plain = registry();
+    // The two runs save their cut output under different artifact names.
+    let saved = regex::Regex::new(r"saved to [^ ]+\.txt").unwrap();
+    for (name, arguments) in [
+        ("sales_chart", json!({})),
+        ("yearly_chart", json!({})),
+        ("count_words", json!({"text": "one two three"})),
+        ("count_words", json!({"text": 7, "extra": true})),
+        ("profile", json!({})),
+        ("primes", json!({})),
+        ("summary", json!({})),
+        ("broken", json!({})),
+    ] {
+        let Value::Object(object) = arguments.clone() else {
+            unreachable!()
+        };
+        let mut params = CallToolRequestParams::new(name);
+        params.arguments = Some(object);
+        let served = run(server.call("1".into(), params, None, |_| {})).unwrap();
+        let result = run(plain.dispatch(&Context::new(), ToolCall::new("1", name, arguments)));
+        let mut expected = render_results(Dialect::Mcp, std::slice::from_ref(&result))[0].clone();
+        expected["resultType"] = json!("complete");
+        let same = |value: Value| -> Value {
+            serde_json::from_str(&saved.replace_all(&value.to_string(), "saved to …")).unwrap()
+        };
+        assert_eq!(
+            same(serde_json::to_value(&served).unwrap()),
+            same(expected),
+            "{name}"
+        );
+    }
+}

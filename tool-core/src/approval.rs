@@ -201,10 +201,17 @@ fn random_secret() -> Vec<u8> {
     secret
 }
 
-/// A random 128-bit id, hex (for MCP session origins).
+/// An id no other session of any process shares (for MCP session origins): a random
+/// 128-bit prefix drawn once per process, and a counter. Unique, not secret: an origin
+/// only keeps sessions' call ids apart.
 #[cfg(feature = "mcp")]
 pub(crate) fn random_id() -> String {
-    hex(&random_secret()[..16])
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static PREFIX: OnceLock<String> = OnceLock::new();
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let prefix = PREFIX.get_or_init(|| hex(&random_secret()[..16]));
+    format!("{prefix}-{}", COUNTER.fetch_add(1, Ordering::Relaxed))
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {

@@ -55,14 +55,13 @@ use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
     ErrorCode, ErrorData, Implementation, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, RequestId, ResultType, ServerCapabilities,
-    ServerConfig, Tool,
+    ProgressNotificationParam, ProgressToken, RequestId, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use crate::feedback::{self, Feedback, Level};
-use crate::provider::{Dialect, render_results};
+use crate::provider::Dialect;
 use crate::schema::lower::{LoweringError, Target};
 use crate::{Context, ErrorKind, MissingContext, Registry, ToolCall};
 
@@ -227,14 +226,7 @@ impl McpServer {
                 Some(error.to_model_json()),
             ));
         }
-        let rendered = render_results(Dialect::Mcp, std::slice::from_ref(result))
-            .pop()
-            .unwrap_or(Value::Null);
-        let mut answer: CallToolResult = serde_json::from_value(rendered).map_err(|error| {
-            ErrorData::internal_error(format!("rendering the result: {error}"), None)
-        })?;
-        // As rmcp's own constructors do; it drops the field for peers before 2026-07-28.
-        answer.result_type = Some(ResultType::COMPLETE);
+        let mut answer = call_tool_result(result)?;
         if let Some(ticket) = &result.ticket {
             let mut meta = answer.meta.take().unwrap_or_default();
             meta.0.insert(
@@ -244,6 +236,47 @@ impl McpServer {
             answer.meta = Some(meta);
         }
         Ok(answer)
+    }
+
+    /// One `tools/call`: its idempotency key from `_meta`, the call, and the tool's
+    /// feedback forwarded to the client before the result.
+    async fn answer_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let id = request_id(&context.id);
+        let key = match context.meta.get(IDEMPOTENCY_KEY_META) {
+            None => None,
+            Some(Value::String(key)) => Some(key.clone()),
+            Some(other) => {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "_meta[\"{IDEMPOTENCY_KEY_META}\"] must be a string, got {}",
+                        crate::validate::json::type_name(other)
+                    ),
+                    None,
+                ));
+            }
+        };
+        let progress_token = context.meta.get_progress_token();
+        let log_level = logging::requested(&context).or(*lock(&self.log_level));
+        // Feedback leaves the tool through a channel and reaches the client in order,
+        // before the result.
+        let (send, mut feedback) = tokio::sync::mpsc::unbounded_channel();
+        let call = self.call(id, request, key, move |message| {
+            let _ = send.send(message);
+        });
+        let forward = async {
+            while let Some(message) = feedback.recv().await {
+                notify(&context, progress_token.as_ref(), log_level, message).await;
+            }
+        };
+        let run = async { tokio::join!(call, forward).0 };
+        tokio::select! {
+            result = run => result.map(CallToolResponse::from),
+            () = context.ct.cancelled() => Err(ErrorData::internal_error("the client cancelled the call", None)),
+        }
     }
 
     /// Answers [`RESUME_METHOD`]: the decision on a ticket, run like a `tools/call`.
@@ -274,6 +307,55 @@ impl McpServer {
         let result = self.registry.resume(&self.context, &ticket, decision).await;
         Self::render(&result)
     }
+}
+
+/// `result` as MCP's `CallToolResult`, built from its typed parts (no JSON round trip
+/// on the way): the model's view as a text block (a `Content` result's blocks as they
+/// are, the cut text first when over budget), `isError`, and `structuredContent` for an
+/// object result. The same as `render_results(Dialect::Mcp, ..)` writes (a test holds the
+/// two together).
+fn call_tool_result(result: &crate::ToolResult) -> Result<CallToolResult, ErrorData> {
+    use crate::{ContentBlock as Block, ToolOutput};
+    let text = || rmcp::model::ContentBlock::text(result.for_model());
+    let content = match &result.outcome {
+        Ok(ToolOutput::Content(blocks)) => {
+            let truncated = result.truncation().is_some();
+            let mut content: Vec<_> = truncated.then(text).into_iter().collect();
+            for block in blocks {
+                content.push(match block {
+                    Block::Text { .. } if truncated => continue,
+                    Block::Text { text } => rmcp::model::ContentBlock::text(text.clone()),
+                    // Images, audio and resources are rare: through JSON, once each.
+                    other => serde_json::to_value(other)
+                        .and_then(serde_json::from_value)
+                        .map_err(|error| {
+                            ErrorData::internal_error(
+                                format!("rendering a content block: {error}"),
+                                None,
+                            )
+                        })?,
+                });
+            }
+            content
+        }
+        _ => vec![text()],
+    };
+    let mut answer = if result.is_error() {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    if let Ok(
+        ToolOutput::Json(value @ Value::Object(_))
+        | ToolOutput::Observation {
+            data: value @ Value::Object(_),
+            ..
+        },
+    ) = &result.outcome
+    {
+        answer.structured_content = Some(value.clone());
+    }
+    Ok(answer)
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -354,38 +436,9 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let id = request_id(&context.id);
-        let key = match context.meta.get(IDEMPOTENCY_KEY_META) {
-            None => None,
-            Some(Value::String(key)) => Some(key.clone()),
-            Some(other) => {
-                return Err(ErrorData::invalid_params(
-                    format!(
-                        "_meta[\"{IDEMPOTENCY_KEY_META}\"] must be a string, got {}",
-                        crate::validate::json::type_name(other)
-                    ),
-                    None,
-                ));
-            }
-        };
-        let progress_token = context.meta.get_progress_token();
-        let log_level = logging::requested(&context).or(*lock(&self.log_level));
-        // Feedback leaves the tool through a channel and reaches the client in order,
-        // before the result.
-        let (send, mut feedback) = tokio::sync::mpsc::unbounded_channel();
-        let call = self.call(id, request, key, move |message| {
-            let _ = send.send(message);
-        });
-        let forward = async {
-            while let Some(message) = feedback.recv().await {
-                notify(&context, progress_token.as_ref(), log_level, message).await;
-            }
-        };
-        let run = async { tokio::join!(call, forward).0 };
-        tokio::select! {
-            result = run => result.map(CallToolResponse::from),
-            () = context.ct.cancelled() => Err(ErrorData::internal_error("the client cancelled the call", None)),
-        }
+        // Boxed: rmcp moves this future into the task it spawns per request, and the
+        // call's whole state (dispatch, feedback forwarding) would be copied with it.
+        Box::pin(self.answer_call(request, context)).await
     }
 
     /// A request for a method this server serves whose params rmcp could not read

@@ -302,7 +302,7 @@ impl Registry {
         self
     }
 
-    /// Replaces the policy every call goes through (default: [`EffectPolicy`], the effect
+    /// Replaces the policy every call goes through (default: [`EffectPolicy`](crate::policy::EffectPolicy), the effect
     /// table: `read_only` and `write` run, `destructive` and `external` ask).
     pub fn with_policy(mut self, policy: impl Policy + 'static) -> Self {
         self.settings.policy = Arc::new(policy);
