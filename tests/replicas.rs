@@ -15,38 +15,9 @@ use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{HttpServer, MANIFEST_DIR, stateless, stateless_with_meta};
+use support::{HttpServer, service_url, stateless, stateless_with_meta};
 
 const SECRET: &str = "replica-test-secret-0123456789abcdef";
-
-/// The URL of a running server for `variable` (see the module docs).
-fn service_url(variable: &str) -> Option<String> {
-    if let Ok(url) = std::env::var(variable) {
-        return Some(url);
-    }
-    let output = std::process::Command::new(Path::new(MANIFEST_DIR).join("scripts/services"))
-        .arg("up")
-        .output()
-        .expect("scripts/services runs");
-    let found = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .find_map(|line| {
-            line.strip_prefix(&format!("{variable}="))
-                .map(str::to_owned)
-        });
-    if found.is_none() {
-        let why = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{variable}: no server under CI=true; .ci/run starts one with `scripts/services up --install`: {why}"
-        );
-        eprintln!(
-            "skipped: no server for {variable} ({}); run `scripts/services up --install` or set {variable}",
-            why.trim()
-        );
-    }
-    found
-}
 
 /// A ledger file of this test's own.
 fn ledger(name: &str) -> PathBuf {

@@ -4,6 +4,9 @@
 //! `TOOLWRIGHT_REDIS_URL` point at others). Without a server binary a test says how to
 //! get it and skips; under `CI=true` it fails instead.
 
+#[cfg(any(feature = "postgres", feature = "redis"))]
+mod support;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -280,42 +283,10 @@ fn the_redb_store_keeps_the_contract_and_names_a_broken_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The URL of a running server for `variable`: from the environment, or from
-/// `scripts/services up`, which starts throwaway servers (without installing). `None`
-/// (after saying how to get one) when no server can run here, outside CI.
-#[cfg(any(feature = "postgres", feature = "redis"))]
-fn service_url(variable: &str) -> Option<String> {
-    if let Ok(url) = std::env::var(variable) {
-        return Some(url);
-    }
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/services");
-    let output = std::process::Command::new(script)
-        .arg("up")
-        .output()
-        .expect("scripts/services runs");
-    let found = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .find_map(|line| {
-            line.strip_prefix(&format!("{variable}="))
-                .map(str::to_owned)
-        });
-    if found.is_none() {
-        let why = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{variable}: no server under CI=true; .ci/run starts one with `scripts/services up --install`: {why}"
-        );
-        eprintln!(
-            "skipped: no server for {variable} ({}); run `scripts/services up --install` (installs PostgreSQL and Redis from Debian's packages) or set {variable}",
-            why.trim()
-        );
-    }
-    found
-}
-
 #[cfg(feature = "postgres")]
 #[test]
 fn the_postgres_store_keeps_the_contract_and_names_what_failed() {
+    use support::service_url;
     use toolwright::idempotency::PostgresStore;
     let Some(url) = service_url("TOOLWRIGHT_POSTGRES_URL") else {
         return;
@@ -361,6 +332,7 @@ fn the_postgres_store_keeps_the_contract_and_names_what_failed() {
 #[cfg(feature = "redis")]
 #[test]
 fn the_redis_store_keeps_the_contract_and_names_what_failed() {
+    use support::service_url;
     use toolwright::idempotency::RedisStore;
     let Some(url) = service_url("TOOLWRIGHT_REDIS_URL") else {
         return;

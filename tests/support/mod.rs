@@ -202,3 +202,35 @@ pub fn stateless_with_meta(id: u64, method: &str, mut params: Value, meta: Value
     params["_meta"] = all;
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
 }
+
+/// The URL of a running server for `variable` (`TOOLWRIGHT_POSTGRES_URL`,
+/// `TOOLWRIGHT_REDIS_URL`): from the environment, or from `scripts/services up`, which
+/// starts throwaway servers on loopback (without installing). `None`, after saying how to
+/// get one, when no server can run here; under `CI=true` that is a failure instead.
+pub fn service_url(variable: &str) -> Option<String> {
+    if let Ok(url) = std::env::var(variable) {
+        return Some(url);
+    }
+    let output = Command::new(Path::new(MANIFEST_DIR).join("scripts/services"))
+        .arg("up")
+        .output()
+        .expect("scripts/services runs");
+    let found = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix(&format!("{variable}="))
+                .map(str::to_owned)
+        });
+    if found.is_none() {
+        let why = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{variable}: no server under CI=true; .ci/run starts one with `scripts/services up --install`: {why}"
+        );
+        eprintln!(
+            "skipped: no server for {variable} ({}); run `scripts/services up --install` (installs PostgreSQL and Redis from Debian's packages) or set {variable}",
+            why.trim()
+        );
+    }
+    found
+}

@@ -28,8 +28,8 @@ struct Spec {
     /// The words it starts with (`git diff`).
     words: &'static [&'static str],
     effect: Effect,
-    /// Options taken alone.
-    flags: &'static [&'static str],
+    /// Options taken alone (the lists, together).
+    flags: &'static [&'static [&'static str]],
     /// Options that take a value (`-p NAME`, `--features=a,b`); the value is never a path.
     valued: &'static [&'static str],
     /// A number as an option (`git log -5`).
@@ -61,29 +61,8 @@ const CARGO_FLAGS: &[&str] = &[
     "--frozen",
     "--keep-going",
 ];
-const CARGO_TEST_FLAGS: &[&str] = &[
-    "--workspace",
-    "--all",
-    "--all-targets",
-    "--lib",
-    "--bins",
-    "--tests",
-    "--benches",
-    "--examples",
-    "--all-features",
-    "--no-default-features",
-    "--release",
-    "-q",
-    "--quiet",
-    "-v",
-    "--verbose",
-    "--offline",
-    "--locked",
-    "--frozen",
-    "--doc",
-    "--no-run",
-    "--no-fail-fast",
-];
+/// What `cargo test` takes besides `cargo check`'s flags.
+const CARGO_TEST_ONLY_FLAGS: &[&str] = &["--doc", "--no-run", "--no-fail-fast"];
 const CARGO_VALUED: &[&str] = &[
     "-p",
     "--package",
@@ -104,7 +83,7 @@ const CARGO_VALUED: &[&str] = &[
 const TEST_BINARY: Spec = Spec {
     words: &[],
     effect: Effect::External,
-    flags: &[
+    flags: &[&[
         "--nocapture",
         "--show-output",
         "--exact",
@@ -113,7 +92,7 @@ const TEST_BINARY: Spec = Spec {
         "--quiet",
         "-q",
         "--list",
-    ],
+    ]],
     valued: &["--test-threads", "--skip"],
     numeric_flag: false,
     operands: Operand::Name,
@@ -127,10 +106,10 @@ const COMMANDS: &[Spec] = &[
     Spec {
         words: &["ls"],
         effect: Effect::ReadOnly,
-        flags: &[
+        flags: &[&[
             "-a", "-A", "-l", "-h", "-1", "-R", "-d", "-F", "-t", "-r", "-S", "-la", "-al", "-lh",
             "-lah", "-alh",
-        ],
+        ]],
         valued: &[],
         numeric_flag: false,
         operands: Operand::Path,
@@ -139,7 +118,7 @@ const COMMANDS: &[Spec] = &[
     Spec {
         words: &["cat"],
         effect: Effect::ReadOnly,
-        flags: &["-n", "-b", "-s", "-A", "-E", "-T"],
+        flags: &[&["-n", "-b", "-s", "-A", "-E", "-T"]],
         valued: &[],
         numeric_flag: false,
         operands: Operand::Path,
@@ -148,7 +127,7 @@ const COMMANDS: &[Spec] = &[
     Spec {
         words: &["git", "status"],
         effect: Effect::ReadOnly,
-        flags: &[
+        flags: &[&[
             "-s",
             "--short",
             "-b",
@@ -156,7 +135,7 @@ const COMMANDS: &[Spec] = &[
             "--porcelain",
             "--long",
             "--ignored",
-        ],
+        ]],
         valued: &["--untracked-files"],
         numeric_flag: false,
         operands: Operand::Path,
@@ -165,7 +144,7 @@ const COMMANDS: &[Spec] = &[
     Spec {
         words: &["git", "diff"],
         effect: Effect::ReadOnly,
-        flags: &[
+        flags: &[&[
             "--stat",
             "--shortstat",
             "--numstat",
@@ -180,7 +159,7 @@ const COMMANDS: &[Spec] = &[
             "-p",
             "--patch",
             "-R",
-        ],
+        ]],
         valued: &["-U", "--unified"],
         numeric_flag: false,
         operands: Operand::Path,
@@ -189,7 +168,7 @@ const COMMANDS: &[Spec] = &[
     Spec {
         words: &["git", "log"],
         effect: Effect::ReadOnly,
-        flags: &[
+        flags: &[&[
             "--oneline",
             "--stat",
             "--shortstat",
@@ -204,7 +183,7 @@ const COMMANDS: &[Spec] = &[
             "--no-color",
             "--no-merges",
             "--first-parent",
-        ],
+        ]],
         valued: &[
             "-n",
             "--max-count",
@@ -225,7 +204,7 @@ const COMMANDS: &[Spec] = &[
     Spec {
         words: &["cargo", "check"],
         effect: Effect::External,
-        flags: CARGO_FLAGS,
+        flags: &[CARGO_FLAGS],
         valued: CARGO_VALUED,
         numeric_flag: false,
         operands: Operand::None,
@@ -234,7 +213,7 @@ const COMMANDS: &[Spec] = &[
     Spec {
         words: &["cargo", "test"],
         effect: Effect::External,
-        flags: CARGO_TEST_FLAGS,
+        flags: &[CARGO_FLAGS, CARGO_TEST_ONLY_FLAGS],
         valued: CARGO_VALUED,
         numeric_flag: false,
         operands: Operand::Name,
@@ -243,7 +222,7 @@ const COMMANDS: &[Spec] = &[
     Spec {
         words: &["rm"],
         effect: Effect::Destructive,
-        flags: &["-r", "-R", "-f", "-rf", "-fr", "-v"],
+        flags: &[&["-r", "-R", "-f", "-rf", "-fr", "-v"]],
         valued: &[],
         numeric_flag: false,
         operands: Operand::Path,
@@ -322,7 +301,12 @@ fn check_arguments(
 ) -> Result<(), Refusal> {
     let name = spec.words.join(" ");
     let options_list = || {
-        let mut all: Vec<String> = spec.flags.iter().map(|f| (*f).to_owned()).collect();
+        let mut all: Vec<String> = spec
+            .flags
+            .iter()
+            .flat_map(|list| list.iter())
+            .map(|f| (*f).to_owned())
+            .collect();
         all.extend(spec.valued.iter().map(|v| format!("{v} VALUE")));
         if spec.numeric_flag {
             all.push("-N".to_owned());
@@ -346,7 +330,7 @@ fn check_arguments(
                 Some((option, value)) => (option, Some(value)),
                 None => (argument.as_str(), None),
             };
-            if inline.is_none() && spec.flags.contains(&option) {
+            if inline.is_none() && spec.flags.iter().any(|list| list.contains(&option)) {
                 continue;
             }
             if spec.numeric_flag && option[1..].bytes().all(|b| b.is_ascii_digit()) {

@@ -157,53 +157,41 @@ pub trait IdempotencyStore: Send + Sync {
     fn renew<'a>(&'a self, key: &'a str, digest: &'a str, lease: Duration) -> StoreFuture<'a, ()>;
 }
 
-impl<S: IdempotencyStore + ?Sized> IdempotencyStore for Arc<S> {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
+/// A shared or boxed store is a store.
+macro_rules! forward_store {
+    ($($pointer:ident),*) => {$(
+        impl<S: IdempotencyStore + ?Sized> IdempotencyStore for $pointer<S> {
+            fn name(&self) -> &str {
+                (**self).name()
+            }
 
-    fn claim<'a>(&'a self, request: ClaimRequest<'a>) -> StoreFuture<'a, Claim> {
-        (**self).claim(request)
-    }
+            fn claim<'a>(&'a self, request: ClaimRequest<'a>) -> StoreFuture<'a, Claim> {
+                (**self).claim(request)
+            }
 
-    fn settle<'a>(
-        &'a self,
-        key: &'a str,
-        digest: &'a str,
-        settlement: Settlement,
-        retention: Duration,
-    ) -> StoreFuture<'a, ()> {
-        (**self).settle(key, digest, settlement, retention)
-    }
+            fn settle<'a>(
+                &'a self,
+                key: &'a str,
+                digest: &'a str,
+                settlement: Settlement,
+                retention: Duration,
+            ) -> StoreFuture<'a, ()> {
+                (**self).settle(key, digest, settlement, retention)
+            }
 
-    fn renew<'a>(&'a self, key: &'a str, digest: &'a str, lease: Duration) -> StoreFuture<'a, ()> {
-        (**self).renew(key, digest, lease)
-    }
+            fn renew<'a>(
+                &'a self,
+                key: &'a str,
+                digest: &'a str,
+                lease: Duration,
+            ) -> StoreFuture<'a, ()> {
+                (**self).renew(key, digest, lease)
+            }
+        }
+    )*};
 }
 
-impl<S: IdempotencyStore + ?Sized> IdempotencyStore for Box<S> {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-
-    fn claim<'a>(&'a self, request: ClaimRequest<'a>) -> StoreFuture<'a, Claim> {
-        (**self).claim(request)
-    }
-
-    fn settle<'a>(
-        &'a self,
-        key: &'a str,
-        digest: &'a str,
-        settlement: Settlement,
-        retention: Duration,
-    ) -> StoreFuture<'a, ()> {
-        (**self).settle(key, digest, settlement, retention)
-    }
-
-    fn renew<'a>(&'a self, key: &'a str, digest: &'a str, lease: Duration) -> StoreFuture<'a, ()> {
-        (**self).renew(key, digest, lease)
-    }
-}
+forward_store!(Arc, Box);
 
 /// How keys are kept: the store, and the times that bound a claim.
 #[derive(Clone)]
