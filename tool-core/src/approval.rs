@@ -3,9 +3,9 @@
 //! process.
 //!
 //! A ticket is signed by the registry that issued it (HMAC-SHA256 with the registry's
-//! approval secret, [`Registry::with_approval_secret`](crate::Registry::with_approval_secret)),
+//! approval secret, [`Registry::with_approval_secret`](crate::registry::Registry::with_approval_secret)),
 //! carries when it was issued and when it expires and who it was issued to, and is spent
-//! by its first decision: [`Registry::resume`](crate::Registry::resume) refuses a ticket
+//! by its first decision: [`Registry::resume`](crate::registry::Registry::resume) refuses a ticket
 //! it did not sign, an expired one and one issued to another caller, and a second
 //! decision on a ticket gets the first decision's result, marked duplicate. Without a
 //! configured secret each registry draws a random one, so its tickets do not survive a
@@ -22,7 +22,7 @@ use sha2::{Digest as _, Sha256};
 use crate::idempotency::{hex, write_canonical, write_json_string};
 
 /// A paused call, waiting for a person. Serialize it, show it, store it; resume with
-/// [`Registry::resume`](crate::Registry::resume). Every field is covered by the
+/// [`Registry::resume`](crate::registry::Registry::resume). Every field is covered by the
 /// signature: change one and the ticket is refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApprovalTicket {
@@ -40,7 +40,7 @@ pub struct ApprovalTicket {
     /// [`Caller`](crate::policy::Caller)); only that caller can resume it.
     #[serde(default)]
     pub caller: Option<String>,
-    /// Where the call's id is unique ([`ToolCall::origin`](crate::ToolCall::origin)).
+    /// Where the call's id is unique ([`ToolCall::origin`](crate::dispatch::ToolCall::origin)).
     #[serde(default)]
     pub origin: Option<String>,
     /// The call's own idempotency key, when it had one.

@@ -181,8 +181,8 @@ pub(crate) fn text_of(blocks: &[ContentBlock]) -> String {
 }
 
 #[diagnostic::do_not_recommend]
-impl crate::IntoToolOutput for Content {
-    fn into_tool_output(self) -> Result<crate::ToolOutput, crate::ToolError> {
-        Ok(crate::ToolOutput::Content(self.blocks))
+impl crate::tool::IntoToolOutput for Content {
+    fn into_tool_output(self) -> Result<crate::tool::ToolOutput, crate::error::ToolError> {
+        Ok(crate::tool::ToolOutput::Content(self.blocks))
     }
 }

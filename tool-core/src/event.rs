@@ -1,5 +1,5 @@
 //! What the dispatcher reports while calls run, to an observer
-//! ([`Registry::with_observer`](crate::Registry::with_observer)).
+//! ([`Registry::with_observer`](crate::registry::Registry::with_observer)).
 
 use serde::Serialize;
 

@@ -105,8 +105,8 @@ fn send(feedback: impl FnOnce() -> Feedback) {
 /// Runs `future` with `sink` receiving what the tools it polls report. Work a tool hands
 /// to another task (`tokio::spawn`) is outside the scope.
 ///
-/// Give it a future that has not started: [`Registry::dispatch`](crate::Registry::dispatch)
-/// runs nothing before its first poll, but [`Tool::call`](crate::Tool::call) runs a
+/// Give it a future that has not started: [`Registry::dispatch`](crate::registry::Registry::dispatch)
+/// runs nothing before its first poll, but [`Tool::call`](crate::tool::Tool::call) runs a
 /// synchronous tool at once, so wrap that one: `scope(sink, async { tool.call(ctx,
 /// args).await })`.
 pub fn scope<F: Future>(sink: impl Fn(Feedback) + Send + Sync + 'static, future: F) -> Scoped<F> {

@@ -35,15 +35,15 @@ impl<T> Observation<T> {
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: Serialize> crate::IntoToolOutput for Observation<T> {
-    fn into_tool_output(self) -> Result<crate::ToolOutput, crate::ToolError> {
+impl<T: Serialize> crate::tool::IntoToolOutput for Observation<T> {
+    fn into_tool_output(self) -> Result<crate::tool::ToolOutput, crate::error::ToolError> {
         let data = serde_json::to_value(&self.data).map_err(|error| {
-            crate::ToolError::internal(format!(
+            crate::error::ToolError::internal(format!(
                 "the tool's result could not be serialized: {error}"
             ))
             .with_retryable(false)
         })?;
-        Ok(crate::ToolOutput::Observation {
+        Ok(crate::tool::ToolOutput::Observation {
             data,
             for_model: self.for_model,
         })
@@ -51,8 +51,8 @@ impl<T: Serialize> crate::IntoToolOutput for Observation<T> {
 }
 
 /// An `Observation<T>` has `T`'s output schema: the schema describes the data.
-impl<T: crate::ToolSchema> crate::ToolSchema for Observation<T> {
-    fn tool_schema(generator: &mut crate::SchemaGenerator) -> serde_json::Value {
+impl<T: crate::schema::ToolSchema> crate::schema::ToolSchema for Observation<T> {
+    fn tool_schema(generator: &mut crate::schema::SchemaGenerator) -> serde_json::Value {
         T::tool_schema(generator)
     }
     fn schema_name() -> Option<std::borrow::Cow<'static, str>> {

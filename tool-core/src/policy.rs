@@ -3,9 +3,11 @@
 
 use std::collections::BTreeSet;
 
-use crate::{Arguments, Effect, ToolSpec};
+use crate::effect::Effect;
+use crate::spec::ToolSpec;
+use crate::tool::Arguments;
 
-/// Who is calling: put one in the [`Context`](crate::Context) and policies and scope
+/// Who is calling: put one in the [`Context`](crate::context::Context) and policies and scope
 /// checks read it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Caller {

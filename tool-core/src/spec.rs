@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{Annotations, Effect};
+use crate::effect::{Annotations, Effect};
 
 /// The contract of one tool: what the model is shown and what the runtime enforces.
 /// `#[tool]` builds it from the function's signature and rustdoc.

@@ -9,7 +9,10 @@ use serde_json::Value;
 use smallbox::space::S4;
 use smallbox::{SmallBox, smallbox};
 
-use crate::{Context, ContextType, Effect, ToolError, ToolSpec};
+use crate::context::{Context, ContextType};
+use crate::effect::Effect;
+use crate::error::ToolError;
+use crate::spec::ToolSpec;
 
 /// What a tool call ends with: the output, or the error the model reads.
 pub type ToolOutcome = Result<ToolOutput, ToolError>;
@@ -112,7 +115,7 @@ pub trait Tool: Send + Sync + 'static {
 
     /// Validates the arguments and reads them into the tool's parameters. On failure the
     /// error lists every problem, each with its JSON path
-    /// ([`ErrorKind::InvalidArguments`](crate::ErrorKind::InvalidArguments)).
+    /// ([`ErrorKind::InvalidArguments`](crate::error::ErrorKind::InvalidArguments)).
     fn prepare(&self, args: Arguments<'_>) -> Result<Prepared, ToolError>;
 
     /// Runs the tool with arguments [`Tool::prepare`] returned. The tool's own errors come
@@ -235,7 +238,7 @@ pub enum ToolOutput {
     /// Nothing (a tool that returns `()`).
     Empty,
     /// Data for the harness and the text the model reads instead (a tool that returns an
-    /// [`Observation`](crate::Observation)).
+    /// [`Observation`](crate::observation::Observation)).
     Observation {
         /// The full result, for the harness.
         data: Value,
@@ -243,9 +246,9 @@ pub enum ToolOutput {
         for_model: String,
     },
     /// Blocks of text, images, audio and embedded resources (a tool that returns
-    /// [`Content`](crate::Content)). MCP clients receive the blocks; other providers read
+    /// [`Content`](crate::content::Content)). MCP clients receive the blocks; other providers read
     /// them as text.
-    Content(Vec<crate::ContentBlock>),
+    Content(Vec<crate::content::ContentBlock>),
 }
 
 impl ToolOutput {
@@ -272,8 +275,8 @@ impl ToolOutput {
 }
 
 /// What a tool may return: anything serde can serialize (a `String` is the model's text as
-/// is; other values are JSON), [`Content`](crate::Content) blocks, or an
-/// [`Observation`](crate::Observation) (one text for the model, full data for the harness).
+/// is; other values are JSON), [`Content`](crate::content::Content) blocks, or an
+/// [`Observation`](crate::observation::Observation) (one text for the model, full data for the harness).
 /// `#[tool]` converts a function's `Ok` value with it; implement it for a type whose model
 /// view you want to choose yourself.
 ///
@@ -329,6 +332,6 @@ mod tests {
         assert_eq!(large.downcast::<[u64; 32]>().unwrap()[31], 7);
 
         let error = Prepared::new(1_u8).downcast::<String>().unwrap_err();
-        assert_eq!(error.kind, crate::ErrorKind::Internal);
+        assert_eq!(error.kind, crate::error::ErrorKind::Internal);
     }
 }

@@ -16,9 +16,12 @@ use serde_json::Value;
 
 pub(crate) use slow::{check_is_object, invalid_arguments, no_parameters};
 
+use crate::dispatch::CallArguments;
 use crate::dispatch::ToolCall;
 use crate::error::panicked;
-use crate::{Arguments, CallArguments, Prepared, Problem, Registry, Tool, ToolError};
+use crate::error::{Problem, ToolError};
+use crate::registry::Registry;
+use crate::tool::{Arguments, Prepared, Tool};
 
 impl Registry {
     pub(crate) fn read_call(

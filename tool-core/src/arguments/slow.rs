@@ -3,9 +3,11 @@
 
 use serde_json::Value;
 
+use crate::error::{Problem, ToolError};
+use crate::spec::ToolSpec;
+use crate::tool::Arguments;
 use crate::validate::Validator;
 use crate::validate::json::{message, show, type_name};
-use crate::{Arguments, Problem, ToolError, ToolSpec};
 
 /// The error for arguments the fast path rejected: every problem the schema finds, or
 /// serde's own message if the schema finds none.

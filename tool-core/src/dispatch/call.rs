@@ -4,8 +4,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::approval::ApprovalTicket;
+use crate::effect::Effect;
+use crate::error::ToolError;
 use crate::output::{ModelView, Truncation};
-use crate::{Arguments, Effect, ToolError, ToolOutput};
+use crate::tool::{Arguments, ToolOutput};
 
 /// One tool call from a model.
 ///
@@ -134,7 +136,7 @@ pub struct ToolResult {
     /// error, a cut); `None` when the model reads the output text as it is.
     pub(super) view: Option<ModelView>,
     /// Repairs made to the arguments before they were read (see
-    /// [`Registry::repair_arguments`](crate::Registry::repair_arguments)).
+    /// [`Registry::repair_arguments`](crate::registry::Registry::repair_arguments)).
     pub repairs: Vec<String>,
     /// The effect of this call, once the arguments were read (classified, for a
     /// dynamic tool).

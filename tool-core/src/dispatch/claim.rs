@@ -6,9 +6,12 @@ use serde_json::Value;
 
 use super::ToolCall;
 use crate::approval::digest;
+use crate::effect::Effect;
+use crate::error::{ErrorKind, ToolError};
 use crate::idempotency::{Claim, ClaimRequest, Settlement, StoredOutcome, scoped_key};
 use crate::policy::Caller;
-use crate::{Effect, ErrorKind, Registry, ToolError, ToolFuture, ToolOutcome};
+use crate::registry::Registry;
+use crate::tool::{ToolFuture, ToolOutcome};
 
 impl Registry {
     /// Claims `claim` for a call of `tool`. An attempt in flight with the same key is

@@ -9,11 +9,13 @@ use serde_json::Value;
 use super::claim::{ClaimKey, Held};
 use super::{CallArguments, DryRun, DryRunVerdict, Notes, ToolCall, ToolResult};
 use crate::approval::{ApprovalDecision, ApprovalTicket, TicketFault, digest};
+use crate::context::Context;
+use crate::effect::Effect;
+use crate::error::{ErrorKind, ToolError};
 use crate::idempotency::scoped_key;
 use crate::policy::{Caller, Decision, PolicyRequest, missing_scopes};
-use crate::{
-    Arguments, Context, Effect, ErrorKind, Prepared, Registry, Tool, ToolError, ToolOutcome,
-};
+use crate::registry::Registry;
+use crate::tool::{Arguments, Prepared, Tool, ToolOutcome};
 
 impl Registry {
     /// Every check a call goes through before it runs: lookup, arguments, effect,

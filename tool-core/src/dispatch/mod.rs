@@ -17,7 +17,11 @@ mod schedule;
 mod view;
 
 use crate::approval::ApprovalTicket;
-use crate::{Context, Effect, Prepared, Registry, Tool, ToolError, ToolFuture};
+use crate::context::Context;
+use crate::effect::Effect;
+use crate::error::ToolError;
+use crate::registry::Registry;
+use crate::tool::{Prepared, Tool, ToolFuture};
 
 pub use call::{CallArguments, DryRun, DryRunVerdict, ToolCall, ToolResult};
 pub(crate) use gate::Gate;

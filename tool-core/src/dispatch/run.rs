@@ -9,11 +9,13 @@ use serde_json::Value;
 use super::claim::Held;
 use super::gate::Admitted;
 use super::{Notes, ToolCall};
+use crate::context::Context;
+use crate::effect::Effect;
+use crate::error::ErrorKind;
 use crate::error::panicked;
 use crate::event::Event;
-use crate::{
-    Arguments, Context, Effect, ErrorKind, Prepared, Registry, Tool, ToolFuture, ToolOutcome,
-};
+use crate::registry::Registry;
+use crate::tool::{Arguments, Prepared, Tool, ToolFuture, ToolOutcome};
 
 impl Registry {
     /// Runs an admitted call. A call with side effects that must not happen twice claims
@@ -153,7 +155,7 @@ impl Registry {
             Some(limit) => match Box::pin(tokio::time::timeout(limit, guarded)).await {
                 Ok(finished) => finished,
                 Err(_) => {
-                    return Err(crate::ToolError::new(
+                    return Err(crate::error::ToolError::new(
                         ErrorKind::Timeout,
                         format!("'{name}' did not finish within {} ms", limit.as_millis()),
                     )

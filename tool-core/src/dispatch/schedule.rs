@@ -12,7 +12,11 @@ use futures_util::future::select;
 
 use super::gate::{Admitted, Gate};
 use super::{Notes, ToolCall, ToolResult};
-use crate::{Context, Effect, ErrorKind, Registry, ToolError, ToolOutput};
+use crate::context::Context;
+use crate::effect::Effect;
+use crate::error::{ErrorKind, ToolError};
+use crate::registry::Registry;
+use crate::tool::ToolOutput;
 
 /// One call of a batch, after the checks.
 struct Slot<'r> {

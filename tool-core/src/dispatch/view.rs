@@ -3,7 +3,8 @@
 
 use super::{Notes, ToolResult};
 use crate::output::{ModelView, OutputBudget, fit_json, fit_text, fits};
-use crate::{Registry, ToolOutcome, ToolOutput};
+use crate::registry::Registry;
+use crate::tool::{ToolOutcome, ToolOutput};
 
 impl Registry {
     /// The result of call `call_id` to `name`. (Not the `ToolCall` itself: moving it

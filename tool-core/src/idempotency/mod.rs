@@ -35,7 +35,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ToolError, ToolOutput};
+use crate::error::ToolError;
+use crate::tool::ToolOutput;
 
 pub(crate) use canonical::{hex, scoped_key, write_canonical, write_json_string};
 pub use memory::MemoryStore;

@@ -6,7 +6,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{Claim, ClaimRequest, Settlement, StoredOutcome, millis};
-use crate::{ToolError, ToolOutput};
+use crate::error::ToolError;
+use crate::tool::ToolOutput;
 
 /// A record as the embedded stores keep it (memory keeps the same fields in place).
 #[derive(Debug, Clone, Serialize, Deserialize)]

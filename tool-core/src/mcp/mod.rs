@@ -60,10 +60,13 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
+use crate::context::Context;
+use crate::dispatch::ToolCall;
+use crate::error::ErrorKind;
 use crate::feedback::{self, Feedback, Level};
 use crate::provider::Dialect;
+use crate::registry::{MissingContext, Registry};
 use crate::schema::lower::{LoweringError, Target};
-use crate::{Context, ErrorKind, MissingContext, Registry, ToolCall};
 
 pub use rmcp;
 
@@ -217,7 +220,7 @@ impl McpServer {
     }
 
     /// The MCP answer for `result`: the unknown-tool protocol error, or a result.
-    fn render(result: &crate::ToolResult) -> Result<CallToolResult, ErrorData> {
+    fn render(result: &crate::dispatch::ToolResult) -> Result<CallToolResult, ErrorData> {
         if let Some(error) = result.error()
             && error.kind == ErrorKind::UnknownTool
         {
@@ -314,8 +317,9 @@ impl McpServer {
 /// are, the cut text first when over budget), `isError`, and `structuredContent` for an
 /// object result. The same as `render_results(Dialect::Mcp, ..)` writes (a test holds the
 /// two together).
-fn call_tool_result(result: &crate::ToolResult) -> Result<CallToolResult, ErrorData> {
-    use crate::{ContentBlock as Block, ToolOutput};
+fn call_tool_result(result: &crate::dispatch::ToolResult) -> Result<CallToolResult, ErrorData> {
+    use crate::content::ContentBlock as Block;
+    use crate::tool::ToolOutput;
     let text = || rmcp::model::ContentBlock::text(result.for_model());
     let content = match &result.outcome {
         Ok(ToolOutput::Content(blocks)) => {

@@ -2,7 +2,7 @@
 
 use std::fmt::Display;
 
-use crate::ToolError;
+use crate::error::ToolError;
 
 // An `Err` of a tool becomes a `ToolError`: through `Into<ToolError>` when the error type
 // has it (keeping the category the tool chose), through `Display` otherwise. The choice is

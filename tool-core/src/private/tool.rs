@@ -8,11 +8,13 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::arguments::strict::Strict;
+use crate::context::Context;
+use crate::effect::Effect;
+use crate::error::ToolError;
 use crate::schema::{ObjectSchema, SchemaGenerator, ToolSchema, into_object};
+use crate::spec::ToolSpec;
+use crate::tool::{Arguments, IntoToolOutput, Prepared, ToolOutput};
 use crate::validate::Validator;
-use crate::{
-    Arguments, Context, Effect, IntoToolOutput, Prepared, ToolError, ToolOutput, ToolSpec,
-};
 
 /// The arguments object of a tool, built one parameter at a time.
 #[derive(Debug, Default)]
@@ -204,6 +206,6 @@ pub fn stub_error() -> ToolError {
 }
 
 /// The run of such a stub.
-pub fn stub_call<'a>() -> crate::ToolFuture<'a> {
-    crate::ToolFuture::ready(Err(stub_error()))
+pub fn stub_call<'a>() -> crate::tool::ToolFuture<'a> {
+    crate::tool::ToolFuture::ready(Err(stub_error()))
 }

@@ -6,7 +6,9 @@ use std::fmt;
 use serde_json::{Map, Value, json};
 
 use super::Dialect;
-use crate::{CallArguments, ContentBlock, ToolCall, ToolOutput, ToolResult};
+use crate::content::ContentBlock;
+use crate::dispatch::{CallArguments, ToolCall, ToolResult};
+use crate::tool::ToolOutput;
 
 /// A provider response that does not have the documented shape.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,12 +189,12 @@ fn arguments_of(arguments: Option<&Value>) -> CallArguments {
 /// - OpenAI Chat: one `role: tool` message per result, with `tool_call_id`.
 /// - OpenAI Responses: `function_call_output` items.
 /// - Anthropic: one `user` message whose content is every `tool_result` block, results
-///   first, with `is_error` (a [`Content`](crate::Content) result's images as image
+///   first, with `is_error` (a [`Content`](crate::content::Content) result's images as image
 ///   blocks).
 /// - Gemini: one `user` turn of `functionResponse` parts (`{"output": ...}` or
 ///   `{"error": ...}`).
 /// - MCP: one `CallToolResult` per result: `content` (the model's view as a text block;
-///   a [`Content`](crate::Content) result's own blocks), `isError`, and
+///   a [`Content`](crate::content::Content) result's own blocks), `isError`, and
 ///   `structuredContent` when the output is a JSON object (never on an error).
 pub fn render_results(dialect: Dialect, results: &[ToolResult]) -> Vec<Value> {
     match dialect {
@@ -224,7 +226,7 @@ pub fn render_results(dialect: Dialect, results: &[ToolResult]) -> Vec<Value> {
 /// blocks: text as text, those images as base64 images, anything else as its
 /// placeholder text.
 ///
-/// [`Content`]: crate::Content
+/// [`Content`]: crate::content::Content
 fn anthropic_content(result: &ToolResult) -> Value {
     const IMAGES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
     let readable = |block: &ContentBlock| matches!(block, ContentBlock::Image { mime_type, .. } if IMAGES.contains(&mime_type.as_str()));

@@ -8,8 +8,9 @@ pub use calls::{
 };
 use serde_json::{Map, Value, json};
 
+use crate::registry::Registry;
 use crate::schema::lower::{LoweringError, Target, lower_schema};
-use crate::{Registry, ToolSpec};
+use crate::spec::ToolSpec;
 
 /// How tool definitions are sent: the provider API and, where it has one, its strict
 /// mode.

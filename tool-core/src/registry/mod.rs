@@ -12,11 +12,14 @@ use std::time::Duration;
 use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
 
+use crate::context::{Context, ContextType};
+use crate::error::{ErrorKind, ToolError};
 use crate::event::Event;
 use crate::idempotency::{Idempotency, IdempotencyStore};
 use crate::output::{ArtifactStore, OutputBudget};
 use crate::policy::Policy;
-use crate::{Context, ContextType, ErrorKind, Tool, ToolError, ToolSpec};
+use crate::spec::ToolSpec;
+use crate::tool::Tool;
 pub(crate) use settings::Settings;
 pub use settings::{Retry, ToolSettings};
 

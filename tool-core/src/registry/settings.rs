@@ -52,7 +52,7 @@ impl Default for Settings {
 }
 
 /// Settings of one tool, each overriding the registry's: set them with
-/// [`Registry::configure`](crate::Registry::configure), which checks the tool's name.
+/// [`Registry::configure`](crate::registry::Registry::configure), which checks the tool's name.
 ///
 /// ```
 /// # use std::time::Duration;
@@ -89,7 +89,7 @@ impl ToolSettings {
         self
     }
 
-    /// A time limit for this tool's calls (see [`Registry::with_timeout`](crate::Registry::with_timeout)).
+    /// A time limit for this tool's calls (see [`Registry::with_timeout`](crate::registry::Registry::with_timeout)).
     #[cfg(feature = "tokio")]
     pub fn timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);

@@ -22,7 +22,7 @@ pub use compile::SchemaError;
 pub(crate) use json::JsonPath;
 pub use keywords::Keywords;
 
-use crate::Problem;
+use crate::error::Problem;
 use compile::{Node, SchemaNode, Types};
 use json::{Shown, is_integer, json_eq, message, show, type_name};
 
