@@ -1,13 +1,18 @@
 //! Providers' wire formats: tool definitions out (each lowered for its target), tool
-//! calls in, results back.
+//! calls in, results back, tool choice. One file per provider holds all four for it
+//! (`openai.rs`, `anthropic.rs`, `gemini.rs`, `mcp.rs`); this file is the dialect and
+//! the entry points that pick one.
 
-mod calls;
+mod anthropic;
+mod gemini;
+mod mcp;
+mod openai;
 
-pub use calls::{
-    ParseError, SYNTHESIZED_ID_PREFIX, ToolChoice, parse_calls, render_results, tool_choice,
-};
-use serde_json::{Map, Value, json};
+use std::fmt;
 
+use serde_json::Value;
+
+use crate::dispatch::{ToolCall, ToolResult};
 use crate::registry::Registry;
 use crate::schema::lower::{LoweringError, Target, lower_schema};
 use crate::spec::ToolSpec;
@@ -102,71 +107,20 @@ impl Dialect {
 /// ```
 pub fn definition(spec: &ToolSpec, dialect: Dialect) -> Result<Value, Vec<LoweringError>> {
     let schema = lower_schema(&spec.name, &spec.input_schema, dialect.target())?;
-    let description = spec.description.as_str();
-    let name = spec.name.as_str();
+    let (name, description) = (spec.name.as_str(), spec.description.as_str());
     Ok(match dialect {
-        Dialect::OpenAiChat { strict } => json!({
-            "type": "function",
-            "function": {"name": name, "description": description, "parameters": schema, "strict": strict},
-        }),
-        Dialect::OpenAiResponses { strict } => json!({
-            "type": "function", "name": name, "description": description, "parameters": schema, "strict": strict,
-        }),
-        Dialect::Anthropic { strict } => {
-            let mut tool =
-                json!({"name": name, "description": description, "input_schema": schema});
-            if strict {
-                tool["strict"] = Value::Bool(true);
-            }
-            tool
+        Dialect::OpenAiChat { strict } => {
+            openai::chat_definition(name, description, schema, strict)
         }
-        Dialect::GeminiParameters => {
-            let mut declaration = json!({"name": name, "description": description});
-            // A function without parameters leaves `parameters` unset.
-            if schema
-                .get("properties")
-                .and_then(Value::as_object)
-                .is_some_and(|p| !p.is_empty())
-            {
-                declaration["parameters"] = schema;
-            }
-            declaration
+        Dialect::OpenAiResponses { strict } => {
+            openai::responses_definition(name, description, schema, strict)
         }
-        Dialect::GeminiJsonSchema => {
-            json!({"name": name, "description": description, "parametersJsonSchema": schema})
-        }
-        Dialect::Mcp => mcp_tool(spec, schema),
+        Dialect::Anthropic { strict } => anthropic::definition(name, description, schema, strict),
+        Dialect::GeminiParameters => gemini::parameters_definition(name, description, schema),
+        Dialect::GeminiJsonSchema => gemini::json_schema_definition(name, description, schema),
+        Dialect::Mcp => mcp::definition(spec, schema),
     })
 }
-
-/// An MCP `Tool`: all four annotation hints explicit (MCP's defaults would call an
-/// unannotated tool destructive and open-world), `outputSchema` when the result is an
-/// object (the only root 2025-06-18 and 2025-11-25 accept).
-fn mcp_tool(spec: &ToolSpec, input_schema: Value) -> Value {
-    let mut tool = Map::new();
-    tool.insert("name".into(), json!(spec.name));
-    if let Some(title) = &spec.title {
-        tool.insert("title".into(), json!(title));
-    }
-    tool.insert("description".into(), json!(spec.description));
-    tool.insert("inputSchema".into(), input_schema);
-    if let Some(output) = &spec.output_schema
-        && output.get("type") == Some(&json!("object"))
-    {
-        tool.insert("outputSchema".into(), output.clone());
-    }
-    let mut annotations = serde_json::to_value(spec.annotations).unwrap_or_else(|_| json!({}));
-    if let (Some(title), Value::Object(map)) = (&spec.title, &mut annotations) {
-        map.insert("title".into(), json!(title));
-    }
-    tool.insert("annotations".into(), annotations);
-    Value::Object(tool)
-}
-
-/// Anthropic's per-request budgets for strict tools, summed over the whole list.
-const ANTHROPIC_STRICT_TOOLS: usize = 20;
-const ANTHROPIC_OPTIONAL_PARAMETERS: usize = 24;
-const ANTHROPIC_UNION_PARAMETERS: usize = 16;
 
 impl Registry {
     /// Every tool's definition in `dialect`, in registration order; or every construct,
@@ -181,7 +135,7 @@ impl Registry {
             }
         }
         if dialect == (Dialect::Anthropic { strict: true }) {
-            errors.extend(anthropic_strict_budgets(&definitions));
+            errors.extend(anthropic::strict_budgets(&definitions));
         }
         if errors.is_empty() {
             Ok(definitions)
@@ -197,56 +151,103 @@ impl Registry {
     }
 }
 
-fn anthropic_strict_budgets(definitions: &[Value]) -> Vec<LoweringError> {
-    fn count(schema: &Value, optional: &mut usize, unions: &mut usize) {
-        let Value::Object(map) = schema else { return };
-        if map.contains_key("anyOf") || map.get("type").is_some_and(Value::is_array) {
-            *unions += 1;
-        }
-        if let Some(Value::Object(properties)) = map.get("properties") {
-            let required: Vec<&Value> = map
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().collect())
-                .unwrap_or_default();
-            *optional += properties
-                .keys()
-                .filter(|name| !required.iter().any(|r| r.as_str() == Some(name)))
-                .count();
-        }
-        for value in map.values() {
-            match value {
-                Value::Object(_) => count(value, optional, unions),
-                Value::Array(items) => items.iter().for_each(|item| count(item, optional, unions)),
-                _ => {}
-            }
-        }
+/// A provider response that does not have the documented shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// What was expected where.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unexpected provider response: {}", self.message)
     }
-    let (mut optional, mut unions) = (0, 0);
-    for definition in definitions {
-        count(&definition["input_schema"], &mut optional, &mut unions);
+}
+
+impl std::error::Error for ParseError {}
+
+pub(crate) fn missing(what: &str) -> ParseError {
+    ParseError {
+        message: format!("missing {what}"),
     }
-    let mut errors = Vec::new();
-    let mut budget = |what: &str, used: usize, limit: usize| {
-        if used > limit {
-            errors.push(LoweringError {
-                tool: "(all strict tools)".into(),
-                path: String::new(),
-                target: Target::AnthropicStrict,
-                reason: format!("{used} {what} across the request; Anthropic allows {limit} (split the tools, or send some non-strict)"),
-            });
-        }
-    };
-    budget("strict tools", definitions.len(), ANTHROPIC_STRICT_TOOLS);
-    budget(
-        "optional parameters",
-        optional,
-        ANTHROPIC_OPTIONAL_PARAMETERS,
-    );
-    budget(
-        "parameters with union types",
-        unions,
-        ANTHROPIC_UNION_PARAMETERS,
-    );
-    errors
+}
+
+pub(crate) fn text(value: &Value, what: &str) -> Result<String, ParseError> {
+    value
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| missing(what))
+}
+
+/// Prefix of ids toolwright makes up for calls that came without one (Gemini).
+pub const SYNTHESIZED_ID_PREFIX: &str = "toolwright-call-";
+
+/// The tool calls in a provider's response (or in the message or content that holds
+/// them), in the order the model listed them.
+///
+/// - OpenAI Chat: `choices[0].message.tool_calls[]` (arguments a JSON string); calls
+///   from a strict definition are marked so a `null` means "left out".
+/// - OpenAI Responses: `output[]` items of type `function_call` (`call_id` is the id).
+/// - Anthropic: `content[]` blocks of type `tool_use`.
+/// - Gemini: `candidates[0].content.parts[].functionCall`; calls without an `id` get a
+///   stable one from their position (`toolwright-call-0`).
+/// - MCP: a `tools/call` request (`params.name`, `params.arguments`), id from the request.
+pub fn parse_calls(dialect: Dialect, response: &Value) -> Result<Vec<ToolCall>, ParseError> {
+    match dialect {
+        Dialect::OpenAiChat { strict } => openai::chat_calls(response, strict),
+        Dialect::OpenAiResponses { strict } => openai::responses_calls(response, strict),
+        Dialect::Anthropic { .. } => anthropic::calls(response),
+        Dialect::GeminiParameters | Dialect::GeminiJsonSchema => gemini::calls(response),
+        Dialect::Mcp => mcp::calls(response),
+    }
+}
+
+/// The results in the shape the provider expects next, in the order given:
+///
+/// - OpenAI Chat: one `role: tool` message per result, with `tool_call_id`.
+/// - OpenAI Responses: `function_call_output` items.
+/// - Anthropic: one `user` message whose content is every `tool_result` block, results
+///   first, with `is_error` (a [`Content`](crate::content::Content) result's images as image
+///   blocks).
+/// - Gemini: one `user` turn of `functionResponse` parts (`{"output": ...}` or
+///   `{"error": ...}`).
+/// - MCP: one `CallToolResult` per result: `content` (the model's view as a text block;
+///   a [`Content`](crate::content::Content) result's own blocks), `isError`, and
+///   `structuredContent` when the output is a JSON object (never on an error).
+pub fn render_results(dialect: Dialect, results: &[ToolResult]) -> Vec<Value> {
+    match dialect {
+        Dialect::OpenAiChat { .. } => openai::chat_results(results),
+        Dialect::OpenAiResponses { .. } => openai::responses_results(results),
+        Dialect::Anthropic { .. } => anthropic::results(results),
+        Dialect::GeminiParameters | Dialect::GeminiJsonSchema => gemini::results(results),
+        Dialect::Mcp => results.iter().map(mcp::result).collect(),
+    }
+}
+
+/// How the model may use the tools on its next turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// The model decides.
+    Auto,
+    /// No tool calls.
+    None,
+    /// At least one tool call.
+    Required,
+    /// A call of this tool.
+    Tool(String),
+}
+
+/// `tool_choice` (OpenAI, Anthropic) or `toolConfig` (Gemini) for `choice`.
+/// `parallel: false` asks for at most one call per turn where the provider has that knob
+/// (Anthropic's `disable_parallel_tool_use`; for OpenAI set `parallel_tool_calls: false`
+/// beside it).
+pub fn tool_choice(dialect: Dialect, choice: &ToolChoice, parallel: bool) -> Value {
+    match dialect {
+        Dialect::OpenAiChat { .. } => openai::chat_choice(choice),
+        Dialect::OpenAiResponses { .. } => openai::responses_choice(choice),
+        Dialect::Anthropic { .. } => anthropic::choice(choice, parallel),
+        Dialect::GeminiParameters | Dialect::GeminiJsonSchema => gemini::choice(choice),
+        // MCP has no tool choice: the client's model decides.
+        Dialect::Mcp => Value::Null,
+    }
 }
