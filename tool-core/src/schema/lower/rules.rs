@@ -201,3 +201,88 @@ impl Target {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{
+        ANTHROPIC_STRICT, GEMINI_PARAMETERS, NameRule, Nulls, OPENAI_STRICT, Objects, Refs, Rules,
+    };
+
+    /// The README's dialect table tells users what each target changes; these `Rules` tell
+    /// the code. Every rule of a rewritten target must be stated in its row.
+    #[test]
+    fn the_readme_table_states_every_rule() {
+        let readme = include_str!("../../../../README.md");
+        let targets: [(&str, &Rules); 3] = [
+            (
+                "`OpenAiChat` / `OpenAiResponses { strict: true }`",
+                &OPENAI_STRICT,
+            ),
+            ("`Anthropic { strict: true }`", &ANTHROPIC_STRICT),
+            ("`GeminiParameters`", &GEMINI_PARAMETERS),
+        ];
+        for (label, rules) in targets {
+            let row = readme
+                .lines()
+                .find(|line| line.starts_with(&format!("| {label}")))
+                .unwrap_or_else(|| panic!("the README's dialect table has no row {label}"));
+            let says = |text: &str| {
+                assert!(
+                    row.contains(text),
+                    "the README row {label} does not say {text:?}"
+                );
+            };
+            for keyword in rules.unsupported {
+                says(&format!("`{keyword}`"));
+            }
+            if rules.min_items_up_to_one {
+                says("`minItems` above 1");
+            }
+            match rules.refs {
+                Refs::Inline => says("every `$ref` inlined"),
+                Refs::KeepBare => says("`$ref` with siblings inlined"),
+                Refs::Keep => {}
+            }
+            match rules.objects {
+                Objects::Closed { all_required } => {
+                    says("every object closed");
+                    if all_required {
+                        says("every property `required`");
+                    }
+                }
+                Objects::Open => says("`additionalProperties` dropped"),
+                Objects::AsEmitted => {}
+            }
+            if rules.nulls == Nulls::OpenApi {
+                says("`nullable: true`");
+            }
+            if rules.one_of_as_any_of {
+                says("`oneOf` → `anyOf`");
+            }
+            if rules.const_as_enum {
+                says("`const` →");
+            }
+            if rules.string_enums_only {
+                says("non-string enums");
+            }
+            if rules.refuses_any_value {
+                says("Value`");
+            }
+            if rules.refuses_tuples {
+                says("tuples");
+            }
+            if rules.refuses_root_any_of {
+                says("a root `anyOf`");
+            }
+            if let Some((_, _, pattern)) = rules.property_names.map(|rule: NameRule| rule) {
+                says(pattern);
+            }
+            if rules.limits.is_some() {
+                says("5,000 properties");
+            }
+            if rules.empty_root_as_empty_object {
+                says("a tool without parameters");
+            }
+        }
+    }
+}
