@@ -346,12 +346,11 @@ fn check_arguments(
                 continue;
             }
             // A short valued option with its value attached (`-U3`, `-pcore`).
-            if let Some(short) = spec
+            if spec
                 .valued
                 .iter()
-                .find(|v| v.len() == 2 && !v.starts_with("--") && argument.starts_with(**v))
+                .any(|v| v.len() == 2 && !v.starts_with("--") && argument.starts_with(*v))
             {
-                let _ = short;
                 continue;
             }
             return Err(refuse(
