@@ -9,7 +9,6 @@
 //! Run with `cargo bench --bench idempotency --features redb,postgres,redis`.
 
 use std::hint::black_box;
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -65,15 +64,17 @@ fn plain_call() -> ToolCall {
     ToolCall::new("c", "pay_plain", ARGUMENTS)
 }
 
+#[cfg(any(feature = "postgres", feature = "redis"))]
 fn service_url(variable: &str) -> Option<String> {
     if let Ok(url) = std::env::var(variable) {
         return Some(url);
     }
-    let output =
-        std::process::Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/services"))
-            .arg("up")
-            .output()
-            .ok()?;
+    let output = std::process::Command::new(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/services"),
+    )
+    .arg("up")
+    .output()
+    .ok()?;
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .find_map(|line| {
@@ -82,6 +83,10 @@ fn service_url(variable: &str) -> Option<String> {
         })
 }
 
+#[cfg_attr(
+    not(any(feature = "postgres", feature = "redis")),
+    allow(unused_variables)
+)]
 fn stores(rt: &tokio::runtime::Runtime) -> Vec<(&'static str, Registry)> {
     #[cfg_attr(
         not(any(feature = "redb", feature = "postgres", feature = "redis")),
@@ -116,7 +121,6 @@ fn stores(rt: &tokio::runtime::Runtime) -> Vec<(&'static str, Registry)> {
         }
         None => eprintln!("redis: no server (scripts/services up --install); skipped"),
     }
-    let _ = (rt, service_url as fn(&str) -> Option<String>);
     stores
 }
 

@@ -24,12 +24,9 @@ fn hidden(attrs: &[Attribute]) -> bool {
                 .meta
                 .require_list()
                 .is_ok_and(|list| list.tokens.to_string() == "hidden")
-    }) || attrs.iter().any(|attr| {
-        attr.path().is_ident("cfg") && {
-            let text = quote_attr(attr);
-            text.contains("test")
-        }
-    })
+    }) || attrs
+        .iter()
+        .any(|attr| attr.path().is_ident("cfg") && quote_attr(attr) == "test")
 }
 
 /// The tokens inside an attribute's parentheses.

@@ -283,6 +283,28 @@ fn the_redb_store_keeps_the_contract_and_names_a_broken_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A finished key whose stored outcome `corrupt` damages (through the server's own
+/// client) is an error naming the key, never read as an outcome.
+#[cfg(any(feature = "postgres", feature = "redis"))]
+fn assert_corruption_is_named(
+    rt: &tokio::runtime::Runtime,
+    store: &dyn IdempotencyStore,
+    corrupt: impl FnOnce(&str),
+) {
+    let k = key("corrupt");
+    rt.block_on(async {
+        store.claim(request(&k, "d1")).await.unwrap();
+        store.settle(&k, "d1", done("fine"), HOUR).await.unwrap();
+    });
+    corrupt(&k);
+    let error = rt.block_on(store.claim(request(&k, "d1"))).unwrap_err();
+    assert!(
+        error.to_string().contains("corrupted") && error.to_string().contains(&k),
+        "{}: {error}",
+        store.name()
+    );
+}
+
 #[cfg(feature = "postgres")]
 #[test]
 fn the_postgres_store_keeps_the_contract_and_names_what_failed() {
@@ -301,24 +323,16 @@ fn the_postgres_store_keeps_the_contract_and_names_what_failed() {
     assert!(a.is_ok() && b.is_ok());
 
     // A corrupted row is named, not read as an outcome.
-    let k = key("corrupt");
-    rt.block_on(async {
-        store.claim(request(&k, "d1")).await.unwrap();
-        store.settle(&k, "d1", done("fine"), HOUR).await.unwrap();
+    assert_corruption_is_named(&rt, &*store, |k| {
+        let psql = std::process::Command::new("psql")
+            .args([&url, "-q", "-c"])
+            .arg(format!(
+                "UPDATE toolwright_claims SET outcome = '{{not json' WHERE key = '{k}'"
+            ))
+            .status()
+            .expect("psql runs");
+        assert!(psql.success());
     });
-    let psql = std::process::Command::new("psql")
-        .args([&url, "-q", "-c"])
-        .arg(format!(
-            "UPDATE toolwright_claims SET outcome = '{{not json' WHERE key = '{k}'"
-        ))
-        .status()
-        .expect("psql runs");
-    assert!(psql.success());
-    let error = rt.block_on(store.claim(request(&k, "d1"))).unwrap_err();
-    assert!(
-        error.to_string().contains("corrupted") && error.to_string().contains(&k),
-        "{error}"
-    );
 
     // An unreachable server fails fast with what failed.
     let closed = "postgres://toolwright@127.0.0.1:9/postgres";
@@ -341,28 +355,20 @@ fn the_redis_store_keeps_the_contract_and_names_what_failed() {
     let store = Arc::new(rt.block_on(RedisStore::connect(&url)).unwrap());
     rt.block_on(conformance(store.clone()));
 
-    let k = key("corrupt");
-    rt.block_on(async {
-        store.claim(request(&k, "d1")).await.unwrap();
-        store.settle(&k, "d1", done("fine"), HOUR).await.unwrap();
+    assert_corruption_is_named(&rt, &*store, |k| {
+        let cli = std::process::Command::new("redis-cli")
+            .args([
+                "-u",
+                &url,
+                "HSET",
+                &format!("toolwright:claim:{k}"),
+                "outcome",
+                "{not json",
+            ])
+            .output()
+            .expect("redis-cli runs");
+        assert!(cli.status.success());
     });
-    let cli = std::process::Command::new("redis-cli")
-        .args([
-            "-u",
-            &url,
-            "HSET",
-            &format!("toolwright:claim:{k}"),
-            "outcome",
-            "{not json",
-        ])
-        .output()
-        .expect("redis-cli runs");
-    assert!(cli.status.success());
-    let error = rt.block_on(store.claim(request(&k, "d1"))).unwrap_err();
-    assert!(
-        error.to_string().contains("corrupted") && error.to_string().contains(&k),
-        "{error}"
-    );
 
     let error = rt
         .block_on(RedisStore::connect("redis://127.0.0.1:9/"))

@@ -468,10 +468,11 @@ pub fn run_command(
     // nothing that sends its output elsewhere (a harness's CARGO_TARGET_DIR, say).
     child.env_clear().env("TMPDIR", &temp);
     for name in PASSED_ENVIRONMENT {
-        if let Some(value) = std::env::var_os(name)
-            && redact(&value.to_string_lossy()) == value.to_string_lossy()
-        {
-            child.env(name, value);
+        if let Some(value) = std::env::var_os(name) {
+            let text = value.to_string_lossy();
+            if redact(&text) == text {
+                child.env(name, &value);
+            }
         }
     }
     let ran = run_confined(child, workspace.root(), &temp);

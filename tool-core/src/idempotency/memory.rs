@@ -5,9 +5,7 @@ use std::collections::hash_map::Entry;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::{
-    Claim, ClaimRequest, IdempotencyStore, Record, Settlement, StoreError, StoreFuture, unix_millis,
-};
+use super::{Claim, ClaimRequest, IdempotencyStore, Record, Settlement, StoreFuture, unix_millis};
 
 /// Keys in memory: enough for one process (a restart forgets them). Expired entries are
 /// swept as new keys arrive, so the map holds at most what the retention keeps.
@@ -29,18 +27,17 @@ impl MemoryStore {
         Self::default()
     }
 
-    fn entries(&self) -> Result<std::sync::MutexGuard<'_, Entries>, StoreError> {
+    fn entries(&self) -> std::sync::MutexGuard<'_, Entries> {
         // A panic while holding the lock cannot leave a record half-written (every
         // change is one insert or remove), so a poisoned lock is still consistent.
-        Ok(self
-            .inner
+        self.inner
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner))
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn claim_now(&self, request: &ClaimRequest<'_>) -> Result<Claim, StoreError> {
+    fn claim_now(&self, request: &ClaimRequest<'_>) -> Claim {
         let now = unix_millis();
-        let mut entries = self.entries()?;
+        let mut entries = self.entries();
         entries.since_sweep += 1;
         if entries.since_sweep >= 1024 && entries.since_sweep >= entries.records.len() / 2 {
             entries.records.retain(|_, record| record.expires_at > now);
@@ -48,34 +45,27 @@ impl MemoryStore {
         }
         match entries.records.entry(request.key.to_owned()) {
             Entry::Occupied(mut held) => match held.get().claim_outcome(request, now) {
-                Some(found) => Ok(found),
+                Some(found) => found,
                 None => {
                     held.insert(Record::claimed(request, now));
-                    Ok(Claim::Claimed)
+                    Claim::Claimed
                 }
             },
             Entry::Vacant(free) => {
                 free.insert(Record::claimed(request, now));
-                Ok(Claim::Claimed)
+                Claim::Claimed
             }
         }
     }
 
-    fn settle_now(
-        &self,
-        key: &str,
-        digest: &str,
-        settlement: Settlement,
-        retention: Duration,
-    ) -> Result<(), StoreError> {
-        let mut entries = self.entries()?;
+    fn settle_now(&self, key: &str, digest: &str, settlement: Settlement, retention: Duration) {
+        let mut entries = self.entries();
         let Some(record) = entries.records.get_mut(key) else {
-            return Ok(());
+            return;
         };
         if record.digest == digest && !record.settle(settlement, retention, unix_millis()) {
             entries.records.remove(key);
         }
-        Ok(())
     }
 }
 
@@ -85,8 +75,7 @@ impl IdempotencyStore for MemoryStore {
     }
 
     fn claim<'a>(&'a self, request: ClaimRequest<'a>) -> StoreFuture<'a, Claim> {
-        let claimed = self.claim_now(&request);
-        Box::pin(std::future::ready(claimed))
+        Box::pin(std::future::ready(Ok(self.claim_now(&request))))
     }
 
     fn settle<'a>(
@@ -96,18 +85,16 @@ impl IdempotencyStore for MemoryStore {
         settlement: Settlement,
         retention: Duration,
     ) -> StoreFuture<'a, ()> {
-        let settled = self.settle_now(key, digest, settlement, retention);
-        Box::pin(std::future::ready(settled))
+        self.settle_now(key, digest, settlement, retention);
+        Box::pin(std::future::ready(Ok(())))
     }
 
     fn renew<'a>(&'a self, key: &'a str, digest: &'a str, lease: Duration) -> StoreFuture<'a, ()> {
-        let renewed = self.entries().map(|mut entries| {
-            if let Some(record) = entries.records.get_mut(key)
-                && record.digest == digest
-            {
-                record.renew(lease, unix_millis());
-            }
-        });
-        Box::pin(std::future::ready(renewed))
+        if let Some(record) = self.entries().records.get_mut(key)
+            && record.digest == digest
+        {
+            record.renew(lease, unix_millis());
+        }
+        Box::pin(std::future::ready(Ok(())))
     }
 }
