@@ -1,34 +1,8 @@
-//! # toolwright
-//!
-//! Turn plain Rust functions into tools a language model can call. `#[tool]` reads a
-//! function's signature and rustdoc at compile time and generates the JSON Schema of its
-//! arguments, its description and the glue that deserializes a model's call and runs it.
-//! The signature is the contract: rename an argument and the schema follows; document an
-//! argument that does not exist and the build fails.
-//!
-//! ```
-//! use toolwright::{Context, Tool, ToolError, tool};
-//!
-//! /// Add two numbers.
-//! ///
-//! /// # Arguments
-//! /// * `a` - The first number.
-//! /// * `b` - The second number.
-//! #[tool(effect = "read_only")]
-//! fn add(a: i64, b: i64) -> Result<i64, ToolError> {
-//!     a.checked_add(b).ok_or_else(|| ToolError::failed("the sum overflows"))
-//! }
-//!
-//! // The function stays a function...
-//! assert_eq!(add(2, 3).unwrap(), 5);
-//! // ...and `Add` is the tool.
-//! assert_eq!(Add.spec().name, "add");
-//! assert_eq!(Add.spec().input_schema["required"], serde_json::json!(["a", "b"]));
-//! ```
-//!
-//! See the README for the attribute reference, the supported types and the effect
-//! classes.
-
+// The crate documentation is the README: the quickstart, the guide to dispatching calls,
+// effects, provider dialects and MCP, and the reference tables for the attributes, the
+// supported types and the effect classes. Its Rust code blocks are compiled and run as
+// doctests, so what it shows works.
+#![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
 pub use toolwright_core::provider::Dialect;
