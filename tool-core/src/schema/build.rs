@@ -43,13 +43,21 @@ pub fn nullable(schema: Value) -> Value {
     if map.is_empty() {
         return Value::Object(map);
     }
-    let null_branch = |branches: &Value| {
-        branches.as_array().is_some_and(|list| {
-            list.iter()
-                .any(|b| b.get("type") == Some(&Value::from("null")))
-        })
-    };
-    if map.get("anyOf").is_some_and(null_branch) && map.len() == 1 {
+    // An `anyOf` beside annotations only: already nullable when a branch is `null`,
+    // else `null` joins its branches (no `anyOf` nested in another).
+    let annotations_only = map.keys().all(|key| {
+        matches!(
+            key.as_str(),
+            "anyOf" | "description" | "title" | "examples" | "default"
+        )
+    });
+    if annotations_only && let Some(Value::Array(branches)) = map.get_mut("anyOf") {
+        if !branches
+            .iter()
+            .any(|b| b.get("type") == Some(&Value::from("null")))
+        {
+            branches.push(serde_json::json!({"type": "null"}));
+        }
         return Value::Object(map);
     }
     let simple = !map.contains_key("$ref")

@@ -8,6 +8,7 @@
 //! goes through the same code.
 
 pub(crate) mod build;
+mod foreign;
 pub mod lower;
 mod std_impls;
 
@@ -28,7 +29,8 @@ pub use std_impls::MapKey;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool argument: it has no JSON Schema",
     label = "`{Self}` does not implement `ToolSchema`",
-    note = "derive it on your type: `#[derive(serde::Deserialize, toolwright::ToolSchema)]`, or use a supported type (see \"Supported types\" in the toolwright README)"
+    note = "for a type of yours, derive it: `#[derive(serde::Deserialize, toolwright::ToolSchema)]`",
+    note = "for another crate's type, turn on toolwright's feature for that crate if it has one (`chrono`, `uuid`, `url`), or wrap the type in a newtype of yours that derives it (see \"Supported types\" in the toolwright README)"
 )]
 pub trait ToolSchema {
     /// The schema of this type. Use `generator` for the schemas of inner types, so that

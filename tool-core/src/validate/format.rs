@@ -27,6 +27,14 @@ pub enum Format {
     Ipv6,
     /// `uuid`: 8-4-4-4-12 hexadecimal digits.
     Uuid,
+    /// `uri`: an RFC 3986 absolute URI; with the `url` feature, one the url crate also
+    /// parses (so a `url::Url` argument and its schema agree).
+    Uri,
+    /// `local-date-time` (toolwright's): an RFC 3339 date and time without an offset,
+    /// `2026-11-29T12:00:00`, as chrono's `NaiveDateTime` reads it.
+    LocalDateTime,
+    /// `local-time` (toolwright's): RFC 3339 `partial-time`, `12:00:00`.
+    LocalTime,
 }
 
 impl Format {
@@ -42,6 +50,9 @@ impl Format {
             "ipv4" => Format::Ipv4,
             "ipv6" => Format::Ipv6,
             "uuid" => Format::Uuid,
+            "uri" => Format::Uri,
+            "local-date-time" => Format::LocalDateTime,
+            "local-time" => Format::LocalTime,
             _ => return None,
         })
     }
@@ -58,6 +69,9 @@ impl Format {
             Format::Ipv4 => "four decimal numbers 0-255 separated by dots",
             Format::Ipv6 => "an IPv6 address such as 2001:db8::1",
             Format::Uuid => "8-4-4-4-12 hexadecimal digits",
+            Format::Uri => "an absolute URI such as https://example.com/path",
+            Format::LocalDateTime => "YYYY-MM-DDTHH:MM:SS without an offset",
+            Format::LocalTime => "HH:MM:SS without an offset",
         }
     }
 
@@ -73,6 +87,9 @@ impl Format {
             Format::Ipv4 => "an IPv4 address",
             Format::Ipv6 => "an IPv6 address",
             Format::Uuid => "a UUID",
+            Format::Uri => "an absolute URI",
+            Format::LocalDateTime => "a local date-time",
+            Format::LocalTime => "a local time",
         }
     }
 
@@ -88,6 +105,12 @@ impl Format {
             Format::Ipv4 => is_ipv4(text),
             Format::Ipv6 => is_ipv6(text),
             Format::Uuid => regex(&UUID, UUID_PATTERN).is_match(text),
+            Format::Uri => is_uri(text),
+            Format::LocalDateTime => match text.split_once('T') {
+                Some((date, time)) => is_date(date) && is_partial_time(time, false),
+                None => false,
+            },
+            Format::LocalTime => is_partial_time(text, false),
         }
     }
 }
@@ -146,11 +169,11 @@ fn is_date_time(text: &str) -> bool {
     }
 }
 
-/// RFC 3339 `full-time`: `HH:MM:SS[.frac]` and `Z` or `±HH:MM`. A leap second (`:60`) is
-/// valid only at 23:59 UTC, whatever the offset.
-fn is_time(text: &str) -> bool {
+/// RFC 3339 `partial-time`, `HH:MM:SS[.frac]`, alone: seconds up to 59, or 60 when
+/// `leap_second` (the caller checks where a leap second may fall).
+fn is_partial_time(text: &str, leap_second: bool) -> bool {
     let bytes = text.as_bytes();
-    if bytes.len() < 9 || bytes[2] != b':' || bytes[5] != b':' {
+    if bytes.len() < 8 || bytes[2] != b':' || bytes[5] != b':' {
         return false;
     }
     let (Some(hour), Some(minute), Some(second)) = (
@@ -160,16 +183,30 @@ fn is_time(text: &str) -> bool {
     ) else {
         return false;
     };
-    let mut rest = &text[8..];
-    if let Some(fraction) = rest.strip_prefix('.') {
-        let end = fraction
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(fraction.len());
-        if end == 0 {
-            return false;
-        }
-        rest = &fraction[end..];
+    let fraction_ok = match text[8..].strip_prefix('.') {
+        Some(fraction) => !fraction.is_empty() && fraction.bytes().all(|b| b.is_ascii_digit()),
+        None => text.len() == 8,
+    };
+    fraction_ok && hour <= 23 && minute <= 59 && (second <= 59 || (leap_second && second == 60))
+}
+
+/// RFC 3339 `full-time`: `HH:MM:SS[.frac]` and `Z` or `±HH:MM`. A leap second (`:60`) is
+/// valid only at 23:59 UTC, whatever the offset.
+fn is_time(text: &str) -> bool {
+    let Some(split) = text.rfind(['Z', 'z', '+', '-']) else {
+        return false;
+    };
+    let (partial, rest) = text.split_at(split);
+    if !is_partial_time(partial, true) {
+        return false;
     }
+    let (Some(hour), Some(minute), Some(second)) = (
+        digits(partial, 2),
+        digits(&partial[3..], 2),
+        digits(&partial[6..], 2),
+    ) else {
+        return false;
+    };
     let offset_minutes: i64 = match rest {
         "Z" | "z" => 0,
         _ => {
@@ -191,13 +228,50 @@ fn is_time(text: &str) -> bool {
             sign * i64::from(oh * 60 + om)
         }
     };
-    if hour > 23 || minute > 59 || second > 60 {
-        return false;
-    }
     if second == 60 {
         let utc = (i64::from(hour * 60 + minute) - offset_minutes).rem_euclid(24 * 60);
         return utc == 23 * 60 + 59;
     }
+    true
+}
+
+static URI: OnceLock<Regex> = OnceLock::new();
+/// RFC 3986 `absolute-URI` with an optional fragment: scheme, then `//authority` and a
+/// path, or a path alone; every character from its class or percent-encoded. The
+/// bracketed host of an IP literal is captured and checked as IPv6 (or IPvFuture).
+const URI_PATTERN: &str = concat!(
+    r"^[A-Za-z][A-Za-z0-9+\-.]*:",
+    r"(?://(?:(?:[A-Za-z0-9\-._~!$&'()*+,;=:]|%[0-9A-Fa-f]{2})*@)?",
+    r"(?:\[(?P<ip>[^\]/]*)\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(?::[0-9]*)?",
+    r"(?:/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*)*",
+    r"|/?(?:(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})+(?:/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*)*)?)",
+    r"(?:\?(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?",
+    r"(?:#(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?$",
+);
+
+fn is_uri(text: &str) -> bool {
+    let Some(captures) = regex(&URI, URI_PATTERN).captures(text) else {
+        return false;
+    };
+    let literal_ok = captures.name("ip").is_none_or(|ip| {
+        let ip = ip.as_str();
+        is_ipv6(ip) || regex(&IP_FUTURE, IP_FUTURE_PATTERN).is_match(ip)
+    });
+    literal_ok && parses_as_url(text)
+}
+
+static IP_FUTURE: OnceLock<Regex> = OnceLock::new();
+const IP_FUTURE_PATTERN: &str = r"^[vV][0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+$";
+
+/// With the `url` feature, a `uri` must also be one the url crate (WHATWG URL) parses:
+/// `url::Url` arguments are read by it, and the schema never admits what it refuses.
+#[cfg(feature = "url")]
+fn parses_as_url(text: &str) -> bool {
+    url::Url::parse(text).is_ok()
+}
+
+#[cfg(not(feature = "url"))]
+fn parses_as_url(_: &str) -> bool {
     true
 }
 
@@ -297,5 +371,30 @@ mod tests {
         assert!(Format::Hostname.matches("api.example.com"));
         assert!(Format::Ipv6.matches("2001:db8::1"));
         assert!(Format::Uuid.matches("67e55044-10b1-426f-9247-bb680e5fe0c8"));
+        assert!(Format::Uri.matches("https://example.com/path"));
+        assert!(Format::LocalDateTime.matches("2026-11-29T12:00:00"));
+        assert!(Format::LocalTime.matches("12:00:00"));
+    }
+
+    #[test]
+    fn local_times_have_no_offset_and_no_leap_second() {
+        for valid in ["00:00:00", "23:59:59.999999999", "12:00:00.5"] {
+            assert!(Format::LocalTime.matches(valid), "{valid}");
+        }
+        for invalid in [
+            "12:00:00Z",
+            "12:00",
+            "24:00:00",
+            "12:00:60",
+            "12:00:00.",
+            "12:00:00+01:00",
+        ] {
+            assert!(!Format::LocalTime.matches(invalid), "{invalid}");
+        }
+        assert!(!Format::LocalDateTime.matches("2026-02-30T12:00:00"));
+        assert!(!Format::LocalDateTime.matches("2026-11-29t12:00:00"));
+        // `full-time` still takes its leap second at 23:59 UTC only.
+        assert!(Format::Time.matches("23:59:60Z") && Format::Time.matches("00:59:60+01:00"));
+        assert!(!Format::Time.matches("12:00:60Z"));
     }
 }

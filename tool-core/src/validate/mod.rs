@@ -34,7 +34,8 @@ pub struct Options {
     /// follows JSON Schema (`1.0` is one).
     pub strict_integers: bool,
     /// `format` is checked for the formats toolwright knows (date, date-time, time,
-    /// duration, email, hostname, ipv4, ipv6, uuid). Off, it is an annotation.
+    /// duration, email, hostname, ipv4, ipv6, uuid, uri, and its own local-date-time and
+    /// local-time). Off, it is an annotation.
     pub assert_formats: bool,
 }
 

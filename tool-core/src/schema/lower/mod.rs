@@ -391,7 +391,12 @@ impl Lowering<'_> {
             let lowered = any_of
                 .iter()
                 .enumerate()
-                .map(|(i, s)| self.lower(s, &format!("{path}/anyOf/{i}"), true))
+                .map(|(i, s)| match self.rules.nulls {
+                    // A `null` branch is the "or null" the post-pass turns into
+                    // `nullable: true`, not a value of its own.
+                    Nulls::OpenApi if s.get("type") == Some(&json!("null")) => s.clone(),
+                    _ => self.lower(s, &format!("{path}/anyOf/{i}"), true),
+                })
                 .collect();
             map.insert("anyOf".into(), Value::Array(lowered));
         }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::Lowering;
 use super::rules::Objects;
+use crate::validate::format::Format;
 
 impl Lowering<'_> {
     /// Objects as the target wants them; maps refused where it cannot say "any key".
@@ -64,12 +65,24 @@ impl Lowering<'_> {
         {
             moved.insert("minItems", map.remove("minItems").unwrap_or(Value::Null));
         }
+        if let Some(formats) = self.rules.formats
+            && let Some(format) = map.get("format").and_then(Value::as_str)
+            && !formats.contains(&format)
+        {
+            moved.insert("format", map.remove("format").unwrap_or(Value::Null));
+        }
         if moved.is_empty() {
             return;
         }
         let constraints: Vec<String> = moved
             .iter()
-            .map(|(key, value)| format!("{key}: {value}"))
+            .map(
+                |(key, value)| match (*key, value.as_str().and_then(Format::from_name)) {
+                    // A format the target cannot take still tells the model the shape.
+                    ("format", Some(format)) => format!("format: {value}, {}", format.expected()),
+                    _ => format!("{key}: {value}"),
+                },
+            )
             .collect();
         let note = format!("({})", constraints.join(", "));
         let description = match map.get("description").and_then(Value::as_str) {

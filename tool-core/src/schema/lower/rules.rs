@@ -60,6 +60,9 @@ pub(crate) struct Rules {
     /// Keywords the target does not take: moved into the description text, so the model
     /// still reads them (the validator still enforces them on the way back).
     pub unsupported: &'static [&'static str],
+    /// The string `format`s the target takes (`None`: any). Another format is moved into
+    /// the description like an unsupported keyword (the validator still checks it).
+    pub formats: Option<&'static [&'static str]>,
     /// `minItems` above 1 is not taken either (moved like the keywords above).
     pub min_items_up_to_one: bool,
     /// `true` (any JSON value: `serde_json::Value`) refused.
@@ -86,6 +89,7 @@ const AS_EMITTED: Rules = Rules {
     const_as_enum: false,
     string_enums_only: false,
     unsupported: &[],
+    formats: None,
     min_items_up_to_one: false,
     refuses_any_value: false,
     refuses_tuples: false,
@@ -100,6 +104,33 @@ const GEMINI_NAMES: NameRule = (
     "Gemini",
     "^[A-Za-z_][A-Za-z0-9_]{0,63}$",
 );
+
+/// The string formats OpenAI's Structured Outputs take.
+const OPENAI_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// The string formats Anthropic's strict tool use takes: OpenAI's and `uri`.
+const ANTHROPIC_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
 
 /// OpenAI Chat Completions and Responses with `strict: true` (Structured Outputs).
 pub(crate) const OPENAI_STRICT: Rules = Rules {
@@ -117,6 +148,7 @@ pub(crate) const OPENAI_STRICT: Rules = Rules {
         "default",
         "examples",
     ],
+    formats: Some(OPENAI_FORMATS),
     min_items_up_to_one: false,
     refuses_any_value: true,
     refuses_tuples: true,
@@ -149,6 +181,7 @@ pub(crate) const ANTHROPIC_STRICT: Rules = Rules {
         "uniqueItems",
         "examples",
     ],
+    formats: Some(ANTHROPIC_FORMATS),
     min_items_up_to_one: true,
     refuses_any_value: true,
     refuses_tuples: true,
@@ -174,6 +207,7 @@ pub(crate) const GEMINI_PARAMETERS: Rules = Rules {
         "uniqueItems",
         "examples",
     ],
+    formats: None,
     min_items_up_to_one: false,
     refuses_any_value: true,
     refuses_tuples: true,
@@ -234,6 +268,9 @@ mod tests {
             };
             for keyword in rules.unsupported {
                 says(&format!("`{keyword}`"));
+            }
+            if let Some(formats) = rules.formats {
+                says(&format!("`format` other than {}", formats.join(", ")));
             }
             if rules.min_items_up_to_one {
                 says("`minItems` above 1");
