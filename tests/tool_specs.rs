@@ -155,3 +155,101 @@ fn errors_come_back_as_data() {
         std::any::type_name::<Notes>()
     );
 }
+
+/// A type the user cannot derive `ToolSchema` on (as if from another crate): it reads a
+/// `"HH:MM"` string.
+#[derive(Debug, PartialEq)]
+struct ClockTime(u8, u8);
+
+impl<'de> serde::Deserialize<'de> for ClockTime {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        let parse = |part: Option<&str>| part.and_then(|p| p.parse::<u8>().ok());
+        let mut parts = text.split(':');
+        match (parse(parts.next()), parse(parts.next()), parts.next()) {
+            (Some(hour), Some(minute), None) if hour < 24 && minute < 60 => {
+                Ok(ClockTime(hour, minute))
+            }
+            _ => Err(serde::de::Error::custom("expected HH:MM")),
+        }
+    }
+}
+
+fn clock_time_schema(_: &mut toolwright::SchemaGenerator) -> serde_json::Value {
+    json!({"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"})
+}
+
+/// A shape the clock time borrows with `schema_as`.
+#[derive(serde::Deserialize, toolwright::ToolSchema)]
+#[serde(transparent)]
+struct ClockText(#[arg(pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$")] String);
+
+/// Opening hours of a shop.
+#[derive(serde::Deserialize, toolwright::ToolSchema)]
+#[allow(dead_code)]
+struct Hours {
+    #[arg(schema_with = clock_time_schema)]
+    opens: ClockTime,
+    /// Closing time, if it closes.
+    #[arg(schema_as = "Option<ClockText>")]
+    closes: Option<ClockTime>,
+}
+
+/// Set when the shop opens.
+#[toolwright::tool(effect = "write")]
+fn set_hours(
+    /// When it opens on weekdays.
+    #[arg(schema_with = clock_time_schema)]
+    weekdays: ClockTime,
+    #[arg(schema_as = ClockText)] saturday: ClockTime,
+    #[arg(schema_with = clock_time_schema)] sunday: Option<ClockTime>,
+    holidays: Option<Hours>,
+) -> String {
+    let _ = holidays;
+    format!("{weekdays:?} {saturday:?} {sunday:?}")
+}
+
+/// `#[arg(schema_with)]` and `#[arg(schema_as)]` give a schema to a type without one, on
+/// parameters and on derived fields; the value is still read by the type's own
+/// `Deserialize`, and an absent `Option` stays optional.
+#[test]
+fn schema_with_and_schema_as_give_a_foreign_type_its_schema() {
+    let schema = &SetHours.spec().input_schema;
+    let pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$";
+    assert_eq!(schema["properties"]["weekdays"]["pattern"], pattern);
+    assert_eq!(
+        schema["properties"]["weekdays"]["description"],
+        "When it opens on weekdays."
+    );
+    assert_eq!(schema["properties"]["saturday"]["pattern"], pattern);
+    assert_eq!(schema["properties"]["sunday"]["pattern"], pattern);
+    assert_eq!(schema["required"], json!(["weekdays", "saturday"]));
+    let hours = &schema["$defs"]["Hours"];
+    assert_eq!(hours["properties"]["opens"]["pattern"], pattern);
+    assert_eq!(hours["required"], json!(["opens"]));
+    assert_eq!(
+        hours["properties"]["closes"]["description"],
+        "Closing time, if it closes."
+    );
+
+    let ctx = Context::new();
+    let run = |arguments: serde_json::Value| {
+        futures_executor::block_on(SetHours.call(&ctx, (&arguments).into()))
+    };
+    let output = run(json!({"weekdays": "08:30", "saturday": "10:00"})).expect("valid times run");
+    assert_eq!(
+        output,
+        ToolOutput::Text("ClockTime(8, 30) ClockTime(10, 0) None".into())
+    );
+    let error =
+        run(json!({"weekdays": "8h30", "saturday": "10:00", "holidays": {"opens": "25:00"}}))
+            .expect_err("times outside the pattern are refused");
+    assert_eq!(error.kind, ErrorKind::InvalidArguments);
+    let paths: Vec<&str> = error.problems.iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["$.weekdays", "$.holidays.opens"],
+        "{:?}",
+        error.problems
+    );
+}

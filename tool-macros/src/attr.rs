@@ -74,6 +74,11 @@ pub struct ArgOptions {
     #[darling(multiple, rename = "example")]
     pub examples: Vec<ExprValue>,
     pub resource: Option<SpannedValue<bool>>,
+    /// `schema_with = path`: a `fn(&mut SchemaGenerator) -> Value` gives the schema (for a
+    /// type without `ToolSchema`, or whose wire form differs: `#[serde(with = ...)]`).
+    pub schema_with: Option<syn::Path>,
+    /// `schema_as = Type`: the schema of another type that deserializes alike.
+    pub schema_as: Option<syn::Type>,
 }
 
 /// An expression taken as written: `default = "text"` is the string `"text"` (darling's
@@ -273,6 +278,8 @@ pub const ARG_KEYS: &[&str] = &[
     "max_items",
     "example",
     "resource",
+    "schema_with",
+    "schema_as",
 ];
 
 /// The items of an attribute's list with unknown keys reported (in toolwright's words,

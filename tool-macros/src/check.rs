@@ -367,6 +367,12 @@ fn check_param_attrs(param: &Param<'_>, errors: &Errors) {
 
 /// Constraint values that contradict each other or cannot be compiled.
 pub fn check_constraints(options: &ArgOptions, errors: &Errors) {
+    if let (Some(with), Some(_)) = (&options.schema_with, &options.schema_as) {
+        errors.error_spanned_by(
+            with,
+            "`schema_with` and `schema_as` both give this value's schema: keep one (`schema_as = Type` borrows a type's schema, `schema_with = path` calls a function that returns one)",
+        );
+    }
     let pairs = [
         (&options.minimum, &options.maximum, "minimum", "maximum"),
         (

@@ -60,6 +60,23 @@ impl Params {
         self
     }
 
+    /// A parameter whose schema comes from `#[arg(schema_with = f)]` or
+    /// `#[arg(schema_as = U)]` instead of its type; `default` as for `arg_with_default`.
+    pub fn arg_from(
+        &mut self,
+        name: &str,
+        description: Option<&str>,
+        keywords: &[(&str, Value)],
+        schema: impl FnOnce(&mut SchemaGenerator) -> Value,
+        required: bool,
+        default: Option<Value>,
+    ) -> &mut Self {
+        let schema = schema(&mut self.generator);
+        let schema = property_schema_from(schema, description, keywords, default);
+        self.object.property(name, schema, required);
+        self
+    }
+
     /// The arguments' schema: a closed object (`additionalProperties: false`), with the
     /// named types it uses in `$defs`.
     pub fn into_schema(self) -> Value {
@@ -75,11 +92,31 @@ pub fn property_schema<T: ToolSchema + ?Sized>(
     keywords: &[(&str, Value)],
     default: Option<Value>,
 ) -> Value {
+    property_schema_from(
+        generator.subschema_for::<T>(),
+        description,
+        keywords,
+        default,
+    )
+}
+
+/// [`property_schema`] for a schema already made (`#[arg(schema_with/schema_as)]`).
+pub fn property_schema_from(
+    schema: Value,
+    description: Option<&str>,
+    keywords: &[(&str, Value)],
+    default: Option<Value>,
+) -> Value {
     let mut map = Map::new();
     if let Some(description) = description {
         map.insert("description".into(), description.into());
     }
-    map.extend(into_object(generator.subschema_for::<T>()));
+    // The property's own words beat those of its (inlined) type.
+    map.extend(
+        into_object(schema)
+            .into_iter()
+            .filter(|(key, _)| description.is_none() || key != "description"),
+    );
     for (key, value) in keywords {
         let value = tighter_bound(key, map.get(*key), value);
         map.insert((*key).to_owned(), value);

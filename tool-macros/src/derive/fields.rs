@@ -9,7 +9,7 @@ use crate::attr::parse_param_attrs;
 use crate::check::{NameSource, check_constraints, check_wire_names};
 use crate::docs;
 use crate::errors::Errors;
-use crate::expand::{constraint_check, keyword_tokens};
+use crate::expand::{SchemaSource, constraint_check, keyword_tokens};
 
 /// The object schema of named fields, as serde reads them: renamed, skipped fields left
 /// out, defaulted and `Option` fields not required, flattened fields merged in.
@@ -36,23 +36,17 @@ pub fn object(
             });
             continue;
         }
-        let Property {
-            description,
-            keywords,
-        } = property(field, errors);
+        let property = property(field, errors);
         let name = field.attrs.name().deserialize_name().value.clone();
         names.push((name.clone(), field.original.span()));
         let required = if field.attrs.default().is_none() {
-            quote!(!<#ty as _tw::ToolSchema>::OPTIONAL)
+            property.required
         } else {
             quote!(false)
         };
+        let schema = property.schema;
         properties.push(quote_spanned! {ty.span()=>
-            __tw_object.property(
-                #name,
-                _tw::__private::property_schema::<#ty>(__tw_gen, #description, &#keywords, ::core::option::Option::None),
-                #required,
-            );
+            __tw_object.property(#name, #schema, #required);
         });
     }
     let tag = tag.map(|(tag, variant)| {
@@ -82,19 +76,14 @@ pub fn transparent(fields: &[Field<'_>], errors: &Errors) -> TokenStream {
     let Some(field) = field else {
         return quote!(_tw::__private::serde_json::json!({"type": "null"}));
     };
-    let ty = field.ty;
-    let property = property(field, errors);
-    let description = &property.description;
-    let keywords = &property.keywords;
-    quote_spanned! {ty.span()=> {
-        _tw::__private::property_schema::<#ty>(__tw_gen, #description, &#keywords, ::core::option::Option::None)
-    }}
+    property(field, errors).schema
 }
 
-/// What one field's attributes contribute to its schema.
+/// One field's schema (its type's, or the one `schema_with`/`schema_as` gives, with the
+/// field's docs and constraints) and whether it is required.
 struct Property {
-    description: TokenStream,
-    keywords: TokenStream,
+    schema: TokenStream,
+    required: TokenStream,
 }
 
 fn property(field: &Field<'_>, errors: &Errors) -> Property {
@@ -116,9 +105,25 @@ fn property(field: &Field<'_>, errors: &Errors) -> Property {
         Some(text) => quote!(::core::option::Option::Some(#text)),
         None => quote!(::core::option::Option::None),
     };
-    Property {
-        description,
-        keywords: keyword_tokens(&attrs.options),
+    let keywords = keyword_tokens(&attrs.options);
+    let ty = field.ty;
+    let none = quote!(::core::option::Option::None);
+    match SchemaSource::given(&attrs.options, ty) {
+        Some(source) => {
+            let schema = source.schema_of(quote!(__tw_gen));
+            Property {
+                schema: quote_spanned! {source.span()=>
+                    _tw::__private::property_schema_from(#schema, #description, &#keywords, #none)
+                },
+                required: source.required(),
+            }
+        }
+        None => Property {
+            schema: quote_spanned! {ty.span()=>
+                _tw::__private::property_schema::<#ty>(__tw_gen, #description, &#keywords, #none)
+            },
+            required: quote!(!<#ty as _tw::ToolSchema>::OPTIONAL),
+        },
     }
 }
 

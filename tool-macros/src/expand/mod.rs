@@ -5,7 +5,7 @@ mod dispatch;
 mod fallback;
 mod schema;
 
-pub use schema::{constraint_check, keyword_tokens};
+pub use schema::{SchemaSource, constraint_check, keyword_tokens};
 
 use proc_macro2::TokenStream;
 use quote::quote;

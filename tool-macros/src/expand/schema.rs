@@ -55,6 +55,22 @@ fn expand_param(tool: &ToolFn<'_>, param: &Param<'_>) -> TokenStream {
     let name = &param.wire_name;
     let description = option_str(tool.arg_description(param).as_deref());
     let keywords = keyword_tokens(&param.options);
+    if let Some(source) = SchemaSource::given(&param.options, ty) {
+        let schema = source.schema();
+        let (required, default) = match &param.options.default {
+            Some(_) => {
+                let default_fn = default_fn_name(param);
+                (
+                    quote!(false),
+                    quote!(::core::option::Option::Some(_tw::__private::to_json(&#default_fn()))),
+                )
+            }
+            None => (source.required(), quote!(::core::option::Option::None)),
+        };
+        return quote_spanned! {source.span()=>
+            __tw_params.arg_from(#name, #description, &#keywords, #schema, #required, #default);
+        };
+    }
     match &param.options.default {
         Some(_) => {
             let default_fn = default_fn_name(param);
@@ -66,6 +82,72 @@ fn expand_param(tool: &ToolFn<'_>, param: &Param<'_>) -> TokenStream {
             __tw_params.arg::<#ty>(#name, #description, &#keywords);
         },
     }
+}
+
+/// Where a schema comes from when `#[arg(schema_with = f)]` or `#[arg(schema_as = U)]`
+/// replaces the type's own (the value is still read by the type's `Deserialize`).
+pub enum SchemaSource<'a> {
+    As(&'a syn::Type),
+    With(&'a syn::Path, &'a syn::Type),
+}
+
+impl<'a> SchemaSource<'a> {
+    /// The source `options` name for a value of type `ty`, if any (`schema_with` wins
+    /// when both are given; the check reports that).
+    pub fn given(options: &'a ArgOptions, ty: &'a syn::Type) -> Option<Self> {
+        match (&options.schema_with, &options.schema_as) {
+            (Some(path), _) => Some(SchemaSource::With(path, ty)),
+            (None, Some(other)) => Some(SchemaSource::As(other)),
+            (None, None) => None,
+        }
+    }
+
+    /// `FnOnce(&mut SchemaGenerator) -> Value`.
+    pub fn schema(&self) -> TokenStream {
+        let body = self.schema_of(quote!(__tw_gen));
+        quote!(|__tw_gen: &mut _tw::SchemaGenerator| -> _tw::__private::serde_json::Value { #body })
+    }
+
+    /// The schema, made with the generator `generator` (an expression of type
+    /// `&mut SchemaGenerator`).
+    pub fn schema_of(&self, generator: TokenStream) -> TokenStream {
+        match self {
+            SchemaSource::As(other) => quote_spanned! {other.span()=>
+                #generator.subschema_for::<#other>()
+            },
+            // Through a fn pointer, so a function of another signature is reported as
+            // that: "expected fn pointer `fn(&mut SchemaGenerator) -> Value`".
+            SchemaSource::With(path, _) => quote_spanned! {path.span()=> {
+                let __tw_schema_with: fn(&mut _tw::SchemaGenerator) -> _tw::__private::serde_json::Value = #path;
+                __tw_schema_with(#generator)
+            }},
+        }
+    }
+
+    /// Whether the value must be present: as the borrowed type says, or, for a
+    /// function's schema, unless the Rust type is an `Option` (what serde's derive
+    /// reads as absent).
+    pub fn required(&self) -> TokenStream {
+        match self {
+            SchemaSource::As(other) => quote!(!<#other as _tw::ToolSchema>::OPTIONAL),
+            SchemaSource::With(_, ty) => {
+                let optional = is_option(ty);
+                quote!(!#optional)
+            }
+        }
+    }
+
+    pub fn span(&self) -> Span {
+        match self {
+            SchemaSource::As(other) => other.span(),
+            SchemaSource::With(path, _) => path.span(),
+        }
+    }
+}
+
+/// Whether `ty` is written as an `Option` (last path segment `Option`).
+fn is_option(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(path) if path.path.segments.last().is_some_and(|s| s.ident == "Option"))
 }
 
 /// `[("minimum", Value::from(1i64)), ...]`, examples included.
