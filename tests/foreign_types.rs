@@ -59,10 +59,38 @@ fn book_room(
     })
 }
 
-fn registry() -> Registry {
-    Registry::new().with(BookRoom)
+/// Schedule a release of a package.
+#[tool(effect = "external")]
+#[allow(clippy::too_many_arguments)]
+fn schedule_release(
+    /// The version to publish.
+    version: semver::Version,
+    /// When to publish it.
+    at: jiff::Timestamp,
+    /// The day the changelog is dated.
+    dated: jiff::civil::Date,
+    /// Budget for the release, in euros.
+    budget: rust_decimal::Decimal,
+    /// How long the publish may take.
+    timeout: std::time::Duration,
+    /// Channels to announce it on.
+    channels: indexmap::IndexSet<String>,
+    /// Up to three reviewers.
+    reviewers: arrayvec::ArrayVec<String, 3>,
+    /// Labels of the release.
+    labels: smallvec::SmallVec<[String; 4]>,
+    /// Rollout weight.
+    weight: ordered_float::NotNan<f64>,
+) -> String {
+    let _ = (dated, budget, timeout, channels, reviewers, labels, weight);
+    format!("{version} at {at}")
 }
 
+fn registry() -> Registry {
+    Registry::new().with(BookRoom).with(ScheduleRelease)
+}
+
+/// The booking tool and a tool taking every other supported foreign type.
 #[test]
 fn the_booking_tool_in_every_dialect() {
     let registry = registry();
@@ -159,21 +187,27 @@ fn the_parsers_leniency_beyond_the_schema_is_harmless() {
 /// Strings near each format: valid ones, each with one character changed, dropped or
 /// added, and random text over the format's alphabet.
 fn near(valid: &'static [&'static str], alphabet: &'static str) -> BoxedStrategy<String> {
-    let mutated = (
-        prop::sample::select(valid),
+    let edit = (
         any::<prop::sample::Index>(),
         prop::sample::select(alphabet.chars().collect::<Vec<_>>()),
         0..3u8,
+    );
+    // One to four edits, each replacing, dropping or inserting a character.
+    let mutated = (
+        prop::sample::select(valid),
+        prop::collection::vec(edit, 1..5),
     )
-        .prop_map(|(text, at, c, how)| {
+        .prop_map(|(text, edits)| {
             let mut chars: Vec<char> = text.chars().collect();
-            let i = at.index(chars.len() + 1);
-            match how {
-                0 if i < chars.len() => chars[i] = c,
-                1 if i < chars.len() => {
-                    chars.remove(i);
+            for (at, c, how) in edits {
+                let i = at.index(chars.len() + 1);
+                match how {
+                    0 if i < chars.len() => chars[i] = c,
+                    1 if i < chars.len() => {
+                        chars.remove(i);
+                    }
+                    _ => chars.insert(i.min(chars.len()), c),
                 }
-                _ => chars.insert(i.min(chars.len()), c),
             }
             chars.into_iter().collect()
         });
@@ -255,6 +289,55 @@ fn dates_and_times_agree_with_chrono() {
 }
 
 #[test]
+fn dates_and_times_agree_with_jiff() {
+    agrees::<jiff::civil::Date>(
+        &["2026-11-30", "2024-02-29", "0000-01-01", "9999-12-31"],
+        DATE_ALPHABET,
+    );
+    agrees::<jiff::civil::Time>(
+        &["14:30:00", "00:00:00.5", "23:59:59.123456789"],
+        DATE_ALPHABET,
+    );
+    agrees::<jiff::civil::DateTime>(
+        &["2026-11-30T14:30:00", "9999-12-31T23:59:59.25"],
+        DATE_ALPHABET,
+    );
+    agrees::<jiff::Timestamp>(
+        &[
+            "2026-11-30T14:30:00Z",
+            "2026-11-30T14:30:00.123456789+01:00",
+            "9998-12-31T23:59:59-08:00",
+            "0000-01-01T00:00:00+14:00",
+            "2016-12-31T23:59:60Z",
+        ],
+        DATE_ALPHABET,
+    );
+}
+
+#[test]
+fn decimals_and_versions_agree_with_their_crates() {
+    agrees::<rust_decimal::Decimal>(
+        &[
+            "0",
+            "-12.50",
+            "7922816251426433759354395033",
+            "0.0000000000000000000000000001",
+            "-7922816251426433759354395033.5",
+        ],
+        "0123456789.-+e_ ",
+    );
+    agrees::<semver::Version>(
+        &[
+            "1.4.0",
+            "0.0.0-alpha.1+build.5",
+            "10.20.30-rc.1.x-y",
+            "9999999999999999999.0.0",
+        ],
+        "0123456789.-+abxAZ ",
+    );
+}
+
+#[test]
 fn uuids_agree_with_uuid() {
     agrees::<Uuid>(
         &[
@@ -279,6 +362,70 @@ fn urls_agree_with_url() {
         ],
         "abcz:/?#[]@!$&'()*+,;=%-._~0189AF \\\"<>{}|^`",
     );
+}
+
+/// Collections of other crates take the std ones' schemas; arrayvec's capacity is
+/// `maxItems`; a set merges a duplicate (serde reads `[1, 1]` as `{1}`) where the schema
+/// says `uniqueItems`: the schema is the stricter side, and nothing is lost.
+#[test]
+fn collections_of_other_crates_and_their_bounds() {
+    let schema = |value: Value| Validator::for_arguments(&value).expect("the schema compiles");
+    let index_map = SchemaGenerator::root_schema_for::<indexmap::IndexMap<String, u8>>();
+    assert_eq!(
+        index_map,
+        json!({"type": "object", "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 255}})
+    );
+    let small = SchemaGenerator::root_schema_for::<smallvec::SmallVec<[u8; 4]>>();
+    assert_eq!(small["type"], "array");
+    let capped = SchemaGenerator::root_schema_for::<arrayvec::ArrayVec<u8, 3>>();
+    assert_eq!(capped["maxItems"], 3);
+    for (value, fits) in [(json!([1, 2, 3]), true), (json!([1, 2, 3, 4]), false)] {
+        assert_eq!(schema(capped.clone()).is_valid(&value), fits, "{value}");
+        assert_eq!(
+            serde_json::from_value::<arrayvec::ArrayVec<u8, 3>>(value.clone()).is_ok(),
+            fits,
+            "{value}"
+        );
+    }
+    let float = SchemaGenerator::root_schema_for::<ordered_float::NotNan<f64>>();
+    assert_eq!(float, json!({"type": "number"}));
+    let set = SchemaGenerator::root_schema_for::<indexmap::IndexSet<u8>>();
+    assert_eq!(set["uniqueItems"], true);
+    assert!(!schema(set).is_valid(&json!([1, 1])));
+    let merged: indexmap::IndexSet<u8> =
+        serde_json::from_value(json!([1, 1])).expect("serde merges");
+    assert_eq!(merged.len(), 1);
+}
+
+/// `std::time::Duration` in serde's form, `{"secs": .., "nanos": ..}`: what the schema
+/// admits, serde reads; arrays (which serde would also read) are refused by both paths.
+#[test]
+fn durations_in_serdes_form() {
+    let schema = SchemaGenerator::root_schema_for::<std::time::Duration>();
+    let validator = Validator::for_arguments(&schema).expect("the schema compiles");
+    for value in [
+        json!({"secs": 90, "nanos": 0}),
+        json!({"secs": 0, "nanos": 999_999_999}),
+        json!({"secs": 9_007_199_254_740_991_u64, "nanos": 5}),
+    ] {
+        assert!(validator.is_valid(&value), "{value}");
+        assert!(
+            serde_json::from_value::<std::time::Duration>(value.clone()).is_ok(),
+            "{value}"
+        );
+    }
+    for value in [
+        json!({"secs": 90}),
+        json!({"secs": -1, "nanos": 0}),
+        json!({"secs": 1, "nanos": 0, "x": 1}),
+        json!("PT90S"),
+    ] {
+        assert!(!validator.is_valid(&value), "{value}");
+        assert!(
+            serde_json::from_value::<std::time::Duration>(value.clone()).is_err(),
+            "{value}"
+        );
+    }
 }
 
 #[test]
@@ -314,4 +461,10 @@ fn the_parsers_read_more_than_the_schema_shows() {
         "urn:uuid:67e55044-10b1-426f-9247-bb680e5fe0c8",
     ]);
     beyond::<Url>(&["https://example.com/a b", r"https:\\example.com\path"]);
+    beyond::<jiff::Timestamp>(&["2026-11-30T14:30:00Z[UTC]"]);
+    beyond::<jiff::civil::Time>(&["14:30"]);
+    beyond::<jiff::civil::DateTime>(&["2026-11-30 14:30:00"]);
+    beyond::<rust_decimal::Decimal>(&["+1.5", "1_000", "1e3", "79228162514264337593543950335"]);
+    assert!(serde_json::from_value::<rust_decimal::Decimal>(json!(1.5)).is_ok());
+    beyond::<semver::Version>(&["18446744073709551615.0.0"]);
 }

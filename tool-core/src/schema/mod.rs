@@ -30,7 +30,7 @@ pub use std_impls::MapKey;
     message = "`{Self}` cannot be a tool argument: it has no JSON Schema",
     label = "`{Self}` does not implement `ToolSchema`",
     note = "for a type of yours, derive it: `#[derive(serde::Deserialize, toolwright::ToolSchema)]`",
-    note = "for another crate's type, turn on toolwright's feature for that crate if it has one (`chrono`, `uuid`, `url`), or give the argument a schema with `#[arg(schema_with = path)]` or `#[arg(schema_as = Type)]`, or wrap the type in a newtype of yours that derives it (see \"Supported types\" in the toolwright README)"
+    note = "for another crate's type, turn on toolwright's feature for that crate if it has one (`chrono`, `jiff`, `uuid`, `url`, `rust_decimal`, `semver`, `indexmap`, `smallvec`, `arrayvec`, `ordered-float`), or give the argument a schema with `#[arg(schema_with = path)]` or `#[arg(schema_as = Type)]`, or wrap the type in a newtype of yours that derives it (see \"Supported types\" in the toolwright README)"
 )]
 pub trait ToolSchema {
     /// The schema of this type. Use `generator` for the schemas of inner types, so that

@@ -161,7 +161,7 @@ macro_rules! transparent_schema {
 
 transparent_schema!(Box, Arc, Rc);
 
-fn array(items: Value) -> Value {
+pub(super) fn array(items: Value) -> Value {
     json!({"type": "array", "items": items})
 }
 
@@ -204,7 +204,7 @@ impl<T: ToolSchema, const N: usize> ToolSchema for [T; N] {
     }
 }
 
-fn set(items: Value) -> Value {
+pub(super) fn set(items: Value) -> Value {
     json!({"type": "array", "items": items, "uniqueItems": true})
 }
 
@@ -238,7 +238,7 @@ impl MapKey for String {}
 impl MapKey for Box<str> {}
 impl MapKey for Arc<str> {}
 
-fn map(values: Value) -> Value {
+pub(super) fn map(values: Value) -> Value {
     json!({"type": "object", "additionalProperties": values})
 }
 

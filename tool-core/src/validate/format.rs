@@ -169,7 +169,8 @@ fn is_date_time(text: &str) -> bool {
     }
 }
 
-/// RFC 3339 `partial-time`, `HH:MM:SS[.frac]`, alone: seconds up to 59, or 60 when
+/// RFC 3339 `partial-time`, `HH:MM:SS[.frac]` (at most nine fraction digits), alone:
+/// seconds up to 59, or 60 when
 /// `leap_second` (the caller checks where a leap second may fall).
 fn is_partial_time(text: &str, leap_second: bool) -> bool {
     let bytes = text.as_bytes();
@@ -183,8 +184,12 @@ fn is_partial_time(text: &str, leap_second: bool) -> bool {
     ) else {
         return false;
     };
+    // At most nine fraction digits (nanoseconds): what Rust's date-time types store;
+    // jiff refuses more, and RFC 3339 sets no limit.
     let fraction_ok = match text[8..].strip_prefix('.') {
-        Some(fraction) => !fraction.is_empty() && fraction.bytes().all(|b| b.is_ascii_digit()),
+        Some(fraction) => {
+            (1..=9).contains(&fraction.len()) && fraction.bytes().all(|b| b.is_ascii_digit())
+        }
         None => text.len() == 8,
     };
     fraction_ok && hour <= 23 && minute <= 59 && (second <= 59 || (leap_second && second == 60))

@@ -1,5 +1,7 @@
 //! `ToolSchema` for types of other crates, each behind a cargo feature named after its
-//! crate (`chrono`, `uuid`, `url`), and for the standard library's network addresses.
+//! crate (`chrono`, `jiff`, `uuid`, `url`, `rust_decimal`, `semver`, `indexmap`,
+//! `smallvec`, `arrayvec`, `ordered-float`), and for the standard library's network
+//! addresses and `Duration`.
 //!
 //! Each schema describes the type's serde form, and the validator asserts its `format`,
 //! so a value the schema admits is one the type's `Deserialize` reads. Where a parser
@@ -7,14 +9,29 @@
 //! single-digit months), the schema is the stricter one: the model is shown the standard
 //! form and a value outside it is reported with the shape it should have.
 
+#[cfg(feature = "arrayvec")]
+mod arrayvec;
 #[cfg(feature = "chrono")]
 mod chrono;
+#[cfg(feature = "indexmap")]
+mod indexmap;
+#[cfg(feature = "jiff")]
+mod jiff;
+#[cfg(feature = "ordered-float")]
+mod ordered_float;
+#[cfg(feature = "rust_decimal")]
+mod rust_decimal;
+#[cfg(feature = "semver")]
+mod semver;
+#[cfg(feature = "smallvec")]
+mod smallvec;
 #[cfg(feature = "url")]
 mod url;
 #[cfg(feature = "uuid")]
 mod uuid;
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -41,5 +58,22 @@ impl ToolSchema for Ipv6Addr {
 impl ToolSchema for IpAddr {
     fn tool_schema(_: &mut SchemaGenerator) -> Value {
         json!({"anyOf": [formatted("ipv4"), formatted("ipv6")]})
+    }
+}
+
+/// serde's form of a `Duration`: `{"secs": 90, "nanos": 0}`, both required, nothing
+/// else. serde would carry `nanos` beyond a second into `secs`; the schema keeps each in
+/// its range (and `secs` within 2^53, where JSON numbers stay exact).
+impl ToolSchema for Duration {
+    fn tool_schema(_: &mut SchemaGenerator) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "secs": {"type": "integer", "minimum": 0, "maximum": 9_007_199_254_740_991_u64},
+                "nanos": {"type": "integer", "minimum": 0, "maximum": 999_999_999}
+            },
+            "required": ["secs", "nanos"],
+            "additionalProperties": false
+        })
     }
 }
