@@ -253,3 +253,29 @@ fn schema_with_and_schema_as_give_a_foreign_type_its_schema() {
         error.problems
     );
 }
+
+#[doc = include_str!("fixtures/docs/archive_logs.md")]
+#[toolwright::tool(effect = "write")]
+fn archive_logs(service: String, older_than_days: u32) -> String {
+    format!("{service} {older_than_days}")
+}
+
+/// `#[doc = include_str!("file")]` on a tool is read like a doc comment: the file's text
+/// is the description and its `# Arguments` section the arguments' descriptions.
+#[test]
+fn a_tool_documented_from_a_file() {
+    let spec = ArchiveLogs.spec();
+    assert_eq!(
+        spec.description,
+        "Archive the logs of a service older than a number of days.\n\nThe archive is compressed and kept for a year."
+    );
+    let properties = &spec.input_schema["properties"];
+    assert_eq!(
+        properties["service"]["description"],
+        "The service whose logs to archive, like `billing`."
+    );
+    assert_eq!(
+        properties["older_than_days"]["description"],
+        "Archive only logs older than this many days."
+    );
+}

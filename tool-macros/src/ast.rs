@@ -69,7 +69,7 @@ impl<'a> ToolFn<'a> {
             .collect();
         ToolFn {
             item,
-            docs: docs::parse(&item.attrs),
+            docs: docs::parse(&item.attrs, errors),
             name,
             name_span,
             companion: format_ident!("{}", pascal_case(&fn_name), span = item.sig.ident.span()),
@@ -143,7 +143,7 @@ impl<'a> Param<'a> {
             options: attrs.options,
             ctx: attrs.ctx,
             arg_attr: attrs.arg,
-            docs: docs::parse(&typed.attrs),
+            docs: docs::parse(&typed.attrs, errors),
             wire_name,
             wire_span,
         }

@@ -116,7 +116,8 @@ fn suggest_name(name: &str) -> String {
 
 /// The model picks tools by their description: a tool without one is a bug.
 fn check_description(tool: &ToolFn<'_>, errors: &Errors) {
-    if tool.description().is_empty() {
+    // A doc attribute that could not be read has its own error already.
+    if tool.description().is_empty() && !tool.docs.unreadable {
         let span = match &tool.options.description {
             Some(description) => description.span(),
             None => tool.item.sig.ident.span(),

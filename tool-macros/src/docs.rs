@@ -6,6 +6,8 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 
+use crate::errors::Errors;
+
 /// Sections rustdoc readers need and a model does not.
 const DROPPED_SECTIONS: [&str; 4] = ["errors", "panics", "examples", "safety"];
 
@@ -16,6 +18,8 @@ pub struct Docs {
     pub text: String,
     /// Entries of a `# Arguments` section, in order.
     pub args: Vec<ArgDoc>,
+    /// A doc attribute could not be read (and was reported).
+    pub unreadable: bool,
 }
 
 /// One entry of a `# Arguments` list: `` * `name` - text ``.
@@ -26,10 +30,13 @@ pub struct ArgDoc {
     pub span: Span,
 }
 
-/// The literal doc lines of `attrs` with their spans; `#[doc = include_str!(..)]` and
-/// other non-literal docs are skipped.
-fn doc_lines(attrs: &[Attribute]) -> Vec<(String, Span)> {
+/// The doc lines of `attrs` with their spans: literal docs (`///`), and the file of a
+/// `#[doc = include_str!("path")]`, read from beside the source file as rustc would
+/// (the attribute stays on the item, so rustc still tracks the file and rebuilds when
+/// it changes). Any other doc expression cannot be read by a macro: an error.
+fn doc_lines(attrs: &[Attribute], errors: &Errors) -> (Vec<(String, Span)>, bool) {
     let mut lines = Vec::new();
+    let mut unreadable = false;
     for attr in attrs {
         let Meta::NameValue(meta) = &attr.meta else {
             continue;
@@ -37,17 +44,68 @@ fn doc_lines(attrs: &[Attribute]) -> Vec<(String, Span)> {
         if !meta.path.is_ident("doc") {
             continue;
         }
-        if let Expr::Lit(ExprLit {
-            lit: Lit::Str(text),
-            ..
-        }) = &meta.value
-        {
-            for line in text.value().split('\n') {
-                lines.push((line.to_owned(), attr.span()));
+        let text = match &meta.value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(text),
+                ..
+            }) => text.value(),
+            Expr::Macro(call) if call.mac.path.is_ident("include_str") => {
+                match included(call, attr.span()) {
+                    Ok(text) => text,
+                    Err(message) => {
+                        errors.error_spanned_by(&meta.value, message);
+                        unreadable = true;
+                        continue;
+                    }
+                }
             }
+            other => {
+                errors.error_spanned_by(
+                    other,
+                    "toolwright reads doc comments when it expands `#[tool]`, before this expression is evaluated: write the text as a doc comment, as `#[doc = include_str!(\"file\")]`, or in `#[tool(description = \"...\")]` / `#[arg(description = \"...\")]`",
+                );
+                unreadable = true;
+                continue;
+            }
+        };
+        for line in text.split('\n') {
+            lines.push((line.to_owned(), attr.span()));
         }
     }
-    lines
+    (lines, unreadable)
+}
+
+/// The text of `include_str!("path")`, the path taken relative to the directory of the
+/// source file that holds it, as `include_str!` does.
+fn included(call: &syn::ExprMacro, span: Span) -> Result<String, String> {
+    let path: syn::LitStr = call
+        .mac
+        .parse_body()
+        .map_err(|_| "`include_str!` takes one string literal, the file's path".to_owned())?;
+    let path = std::path::PathBuf::from(path.value());
+    // Outside a compiler run (the macro crate's own unit tests) there is no source file.
+    let source = proc_macro::is_available()
+        .then(|| span.unwrap().local_file())
+        .flatten();
+    let full = match (
+        path.is_absolute(),
+        source.as_deref().and_then(std::path::Path::parent),
+    ) {
+        (true, _) => path.clone(),
+        (false, Some(dir)) => dir.join(&path),
+        (false, None) => {
+            return Err(format!(
+                "toolwright cannot tell which file `{}` is relative to here (the source file is not on disk): write the description as a doc comment or in `#[tool(description = \"...\")]`",
+                path.display()
+            ));
+        }
+    };
+    std::fs::read_to_string(&full).map_err(|error| {
+        format!(
+            "toolwright could not read `{}` for the description: {error}",
+            full.display()
+        )
+    })
 }
 
 /// Removes the indentation all non-blank lines share (rustdoc writes `/// text` as
@@ -74,11 +132,14 @@ fn heading(line: &str) -> Option<String> {
     (title.len() < line.len() && title.starts_with(' ')).then(|| title.trim().to_lowercase())
 }
 
-pub fn parse(attrs: &[Attribute]) -> Docs {
-    let mut lines = doc_lines(attrs);
+pub fn parse(attrs: &[Attribute], errors: &Errors) -> Docs {
+    let (mut lines, unreadable) = doc_lines(attrs, errors);
     unindent(&mut lines);
 
-    let mut docs = Docs::default();
+    let mut docs = Docs {
+        unreadable,
+        ..Docs::default()
+    };
     let mut kept: Vec<&str> = Vec::new();
     let mut section = Section::Description;
     let mut in_fence = false;
@@ -182,7 +243,10 @@ mod tests {
             .lines()
             .map(|line| syn::parse_quote!(#[doc = #line]))
             .collect();
-        parse(&attrs)
+        let errors = Errors::new();
+        let docs = parse(&attrs, &errors);
+        errors.finish().expect("literal docs are always readable");
+        docs
     }
 
     #[test]

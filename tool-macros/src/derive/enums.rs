@@ -71,7 +71,7 @@ pub fn enum_schema(
                 TagType::None => unreachable!("untagged enums are handled above"),
             }
         };
-        let schema = with_variant_docs(variant, schema);
+        let schema = with_variant_docs(variant, schema, errors);
         if variant.attrs.untagged() || matches!(tag, TagType::None) {
             untagged.push(schema);
         } else {
@@ -128,8 +128,8 @@ fn internal_variant(variant: &Variant<'_>, tag: &str, deny: bool, errors: &Error
     }
 }
 
-fn with_variant_docs(variant: &Variant<'_>, schema: TokenStream) -> TokenStream {
-    let text = docs::parse(&variant.original.attrs).text;
+fn with_variant_docs(variant: &Variant<'_>, schema: TokenStream, errors: &Errors) -> TokenStream {
+    let text = docs::parse(&variant.original.attrs, errors).text;
     if text.is_empty() {
         return schema;
     }
@@ -140,7 +140,11 @@ fn with_variant_docs(variant: &Variant<'_>, schema: TokenStream) -> TokenStream 
 
 /// For a string enum: the docs of its unit variants as a list for the enum's description
 /// (`- "EUR": Euro.`), since `enum` has no place for per-value text.
-pub fn unit_variant_docs(container: &Container<'_>, variants: &[Variant<'_>]) -> String {
+pub fn unit_variant_docs(
+    container: &Container<'_>,
+    variants: &[Variant<'_>],
+    errors: &Errors,
+) -> String {
     if !matches!(container.attrs.tag(), TagType::External) {
         return String::new();
     }
@@ -149,7 +153,7 @@ pub fn unit_variant_docs(container: &Container<'_>, variants: &[Variant<'_>]) ->
         if !matches!(variant.style, Style::Unit) || variant.attrs.skip_deserializing() {
             continue;
         }
-        let doc = docs::parse(&variant.original.attrs).text;
+        let doc = docs::parse(&variant.original.attrs, errors).text;
         if !doc.is_empty() {
             text.push_str(&format!(
                 "\n- \"{}\": {}",

@@ -96,11 +96,9 @@ fn property(field: &Field<'_>, errors: &Errors) -> Property {
         );
     }
     check_constraints(&attrs.options, errors);
-    let description = attrs
-        .options
-        .description
-        .clone()
-        .or_else(|| Some(docs::parse(&field.original.attrs).text).filter(|t| !t.is_empty()));
+    let description = attrs.options.description.clone().or_else(|| {
+        Some(docs::parse(&field.original.attrs, errors).text).filter(|t| !t.is_empty())
+    });
     let description = match description {
         Some(text) => quote!(::core::option::Option::Some(#text)),
         None => quote!(::core::option::Option::None),

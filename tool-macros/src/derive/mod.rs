@@ -76,9 +76,9 @@ fn schema_body(container: &Container<'_>, errors: &Errors) -> TokenStream {
         // `#[serde(from = "T")]`: the value is read as a `T`.
         return quote!(__tw_gen.subschema_for::<#from>());
     }
-    let mut description = docs::parse(&container.original.attrs).text;
+    let mut description = docs::parse(&container.original.attrs, errors).text;
     if let Data::Enum(variants) = &container.data {
-        description.push_str(&enums::unit_variant_docs(container, variants));
+        description.push_str(&enums::unit_variant_docs(container, variants, errors));
     }
     let description = description.trim();
     let schema = match &container.data {
