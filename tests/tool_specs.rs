@@ -279,3 +279,21 @@ fn a_tool_documented_from_a_file() {
         "Archive only logs older than this many days."
     );
 }
+
+macro_rules! documented_tool {
+    ($doc:literal, $name:ident) => {
+        #[doc = $doc]
+        #[toolwright::tool(effect = "read_only")]
+        fn $name() -> String {
+            stringify!($name).to_owned()
+        }
+    };
+}
+
+documented_tool!("Say which tool this is.", which_tool);
+
+/// A doc literal handed in by `macro_rules!` is read as any doc comment.
+#[test]
+fn a_tool_documented_by_a_declarative_macro() {
+    assert_eq!(WhichTool.spec().description, "Say which tool this is.");
+}

@@ -44,7 +44,12 @@ fn doc_lines(attrs: &[Attribute], errors: &Errors) -> (Vec<(String, Span)>, bool
         if !meta.path.is_ident("doc") {
             continue;
         }
-        let text = match &meta.value {
+        // A literal passed through `macro_rules!` arrives wrapped in an invisible group.
+        let mut value = &meta.value;
+        while let Expr::Group(group) = value {
+            value = &group.expr;
+        }
+        let text = match value {
             Expr::Lit(ExprLit {
                 lit: Lit::Str(text),
                 ..
@@ -53,7 +58,7 @@ fn doc_lines(attrs: &[Attribute], errors: &Errors) -> (Vec<(String, Span)>, bool
                 match included(call, attr.span()) {
                     Ok(text) => text,
                     Err(message) => {
-                        errors.error_spanned_by(&meta.value, message);
+                        errors.error_spanned_by(value, message);
                         unreadable = true;
                         continue;
                     }
