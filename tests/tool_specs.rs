@@ -297,3 +297,34 @@ documented_tool!("Say which tool this is.", which_tool);
 fn a_tool_documented_by_a_declarative_macro() {
     assert_eq!(WhichTool.spec().description, "Say which tool this is.");
 }
+
+fn any_text(_: &mut toolwright::SchemaGenerator) -> serde_json::Value {
+    json!({"type": "string"})
+}
+
+/// Set an alarm.
+#[toolwright::tool(effect = "write")]
+fn set_alarm(
+    /// When it rings.
+    #[arg(schema_with = any_text)]
+    at: ClockTime,
+) -> String {
+    format!("{at:?}")
+}
+
+/// A type whose own `Deserialize` refuses what its schema admits: the model reads the
+/// type's own message, not a generic one.
+#[test]
+fn a_types_own_error_message_reaches_the_model() {
+    let ctx = Context::new();
+    let arguments = json!({"at": "8h30"});
+    let error = futures_executor::block_on(SetAlarm.call(&ctx, (&arguments).into()))
+        .expect_err("8h30 is not HH:MM");
+    assert_eq!(error.kind, ErrorKind::InvalidArguments);
+    assert_eq!(error.problems.len(), 1);
+    assert!(
+        error.problems[0].message.contains("expected HH:MM"),
+        "{:?}",
+        error.problems
+    );
+}

@@ -9,13 +9,13 @@ use crate::tool::Arguments;
 use crate::validate::Validator;
 use crate::validate::json::{message, show, type_name};
 
-/// The error for arguments the fast path rejected: every problem the schema finds, or
-/// serde's own message if the schema finds none.
+/// The error for arguments the fast path rejected: every problem the schema finds, or,
+/// if it finds none, what `explain` says of the value (the type's own message).
 pub(crate) fn invalid_arguments(
     spec: &ToolSpec,
     validator: &Validator,
     args: Arguments<'_>,
-    serde_error: Option<serde_json::Error>,
+    explain: &dyn Fn(&Value) -> Option<String>,
 ) -> ToolError {
     let parsed;
     let value = match args {
@@ -33,12 +33,9 @@ pub(crate) fn invalid_arguments(
     }
     let mut problems = validator.validate(value);
     if problems.is_empty() {
-        // The schema and serde disagree; the property tests exist so this never happens,
-        // but if it does the model still learns what serde wanted.
-        let message = serde_error.map_or_else(
-            || "the arguments were rejected".to_owned(),
-            |e| e.to_string(),
-        );
+        // The schema admits what a type's own `Deserialize` refuses (a hand-written one,
+        // or a `schema_with` schema looser than its type): the type's own words.
+        let message = explain(value).unwrap_or_else(|| "the arguments were rejected".to_owned());
         problems.push(Problem::new("$", message));
     }
     let count = problems.len();
@@ -113,7 +110,7 @@ impl Validator {
                 spec,
                 self,
                 Arguments::Value(&value),
-                None,
+                &|_| None,
             ))
         }
     }

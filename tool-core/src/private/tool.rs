@@ -188,10 +188,19 @@ pub fn prepare<A: DeserializeOwned + Send + 'static>(
         }
         Arguments::Value(value) => A::deserialize(Strict(value)),
     };
-    let serde_error = match fast {
+    let fast_error = match fast {
         Ok(parsed) if check(&parsed) => return Ok(Prepared::new(parsed)),
         Ok(_) => None,
         Err(error) => Some(error),
+    };
+    // Read again without the fast path's adapter (which drops messages to stay fast),
+    // so a type's own error message ("expected HH:MM") reaches the model.
+    let explain = |value: &Value| {
+        let error = fast_error.as_ref()?;
+        Some(match A::deserialize(value) {
+            Err(own) => own.to_string(),
+            Ok(_) => error.to_string(),
+        })
     };
     let validator = validator.get_or_init(|| {
         // A generated schema always compiles (the tests compile every example's); should
@@ -199,10 +208,7 @@ pub fn prepare<A: DeserializeOwned + Send + 'static>(
         Validator::for_arguments(&spec.input_schema).unwrap_or_else(|_| Validator::accept_all())
     });
     Err(crate::arguments::invalid_arguments(
-        spec,
-        validator,
-        args,
-        serde_error,
+        spec, validator, args, &explain,
     ))
 }
 
