@@ -71,6 +71,44 @@ fn internally_tagged_enum() {
 }
 
 #[derive(Deserialize, ToolSchema)]
+#[serde(deny_unknown_fields)]
+struct Card {
+    number: String,
+}
+
+#[derive(Deserialize, ToolSchema)]
+#[serde(tag = "method", rename_all = "snake_case")]
+enum Payment {
+    Card(Card),
+    Free,
+}
+
+/// A newtype variant of an internally tagged enum whose struct denies unknown fields:
+/// serde takes the tag out before the struct reads the rest, so the schema must admit
+/// the tag beside the struct's own fields (it once refused every card payment).
+#[test]
+fn internally_tagged_newtype_of_a_closed_struct() {
+    let schema = schema::<Payment>();
+    let validator = toolwright::validate::Validator::for_arguments(&schema).unwrap();
+    for (value, valid) in [
+        (json!({"method": "card", "number": "4242"}), true),
+        (json!({"method": "free"}), true),
+        (
+            json!({"method": "card", "number": "4242", "cvv": "1"}),
+            false,
+        ),
+        (json!({"method": "card"}), false),
+    ] {
+        assert_eq!(validator.is_valid(&value), valid, "validator: {value}");
+        assert_eq!(
+            serde_json::from_value::<Payment>(value.clone()).is_ok(),
+            valid,
+            "serde: {value}"
+        );
+    }
+}
+
+#[derive(Deserialize, ToolSchema)]
 #[serde(tag = "t", content = "c", deny_unknown_fields)]
 enum AdjacentlyTagged {
     Text(String),

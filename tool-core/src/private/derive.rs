@@ -92,16 +92,43 @@ pub fn external_variant(name: &str, content: Value) -> Value {
     Value::Object(object.build(true))
 }
 
-/// An internally tagged newtype or unit variant: the tag object, and the inner value's
-/// schema beside it in `allOf` (serde reads both from one object).
+/// An internally tagged newtype or unit variant: the tag object, merged with the inner
+/// struct's own object schema (any other inner schema beside it in `allOf`; serde reads
+/// both from one object).
 pub fn internal_variant(tag: &str, name: &str, inner: Option<Value>) -> Value {
     let mut object = ObjectSchema::new();
     object.property(tag, const_string(name), true);
     let mut schema = object.build(false);
-    if let Some(inner) = inner {
-        schema.insert("allOf".into(), Value::Array(vec![inner]));
+    match inner {
+        // serde reads the inner struct from the object without its tag, so the tag is
+        // one more property of the struct's own object: a closed struct
+        // (`deny_unknown_fields`) still admits it.
+        Some(Value::Object(inner)) if is_object_schema(&inner) => {
+            for (key, value) in inner {
+                match (key.as_str(), value, schema.get_mut(key.as_str())) {
+                    ("type", _, _) => {}
+                    ("properties", Value::Object(more), Some(Value::Object(ours))) => {
+                        ours.extend(more);
+                    }
+                    ("required", Value::Array(more), Some(Value::Array(ours))) => ours.extend(more),
+                    (_, value, _) => {
+                        schema.insert(key, value);
+                    }
+                }
+            }
+        }
+        Some(inner) => {
+            schema.insert("allOf".into(), Value::Array(vec![inner]));
+        }
+        None => {}
     }
     Value::Object(schema)
+}
+
+/// An inline object schema with properties (a struct's own schema, not a `$ref`).
+fn is_object_schema(schema: &serde_json::Map<String, Value>) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+        && schema.contains_key("properties")
 }
 
 /// An adjacently tagged variant: `{"t": "Name", "c": content}`.

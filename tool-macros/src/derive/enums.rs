@@ -121,7 +121,9 @@ fn internal_variant(variant: &Variant<'_>, tag: &str, deny: bool, errors: &Error
     match variant.style {
         Style::Struct => content(variant, deny, Some((tag, &name)), errors),
         Style::Newtype => {
-            let inner = content(variant, deny, None, errors);
+            // The inner type's own schema, inline, so its properties can take the tag.
+            let ty = variant.fields[0].ty;
+            let inner = quote_spanned!(ty.span()=> <#ty as _tw::ToolSchema>::tool_schema(__tw_gen));
             quote!(_tw::__private::internal_variant(#tag, #name, ::core::option::Option::Some(#inner)))
         }
         _ => quote!(_tw::__private::internal_variant(#tag, #name, ::core::option::Option::None)),
