@@ -64,6 +64,9 @@ fn shaped(schema: &Value, root: &Value, depth: usize) -> BoxedStrategy<Value> {
     }
     // Mostly values of the right shape (valid or just off), sometimes anything.
     let mut options: Vec<(u32, BoxedStrategy<Value>)> = vec![(1, any_json())];
+    if let Some(constant) = schema.get("const") {
+        options.push((8, Just(constant.clone()).boxed()));
+    }
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         let mut values = values.clone();
         values.push(json!("usd"));
@@ -140,15 +143,25 @@ fn object(schema: &Value, root: &Value, depth: usize) -> BoxedStrategy<Value> {
         })
         .collect();
     let extra = prop::option::weighted(0.1, ("[a-z]{1,8}", any_json()));
-    (fields, extra)
-        .prop_map(|(fields, extra)| {
-            let mut map: Map<String, Value> = fields.into_iter().flatten().collect();
-            if let Some((key, value)) = extra {
-                map.entry(key).or_insert(value);
-            }
-            Value::Object(map)
-        })
-        .boxed()
+    let as_object = (fields.clone(), extra).prop_map(|(fields, extra)| {
+        let mut map: Map<String, Value> = fields.into_iter().flatten().collect();
+        if let Some((key, value)) = extra {
+            map.entry(key).or_insert(value);
+        }
+        Value::Object(map)
+    });
+    // serde can read a struct from an array of its fields in order; the schema says
+    // object, so such arrays must be refused on both paths.
+    let as_array = fields.prop_map(|fields| {
+        Value::Array(
+            fields
+                .into_iter()
+                .flatten()
+                .map(|(_, value)| value)
+                .collect(),
+        )
+    });
+    prop_oneof![8 => as_object, 1 => as_array].boxed()
 }
 
 fn check_agreement(tool: &dyn Tool) {
@@ -209,4 +222,88 @@ fn search_notes_agrees() {
 #[test]
 fn convert_temperature_agrees() {
     check_agreement(&tools::ConvertTemperature);
+}
+
+/// A point.
+#[derive(serde::Deserialize, toolwright::ToolSchema)]
+struct Point {
+    x: i32,
+    y: i32,
+}
+
+#[derive(serde::Deserialize, toolwright::ToolSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Internal {
+    Click { at: Point },
+    Move(Point),
+    Quit,
+}
+
+#[derive(serde::Deserialize, toolwright::ToolSchema)]
+#[serde(tag = "t", content = "c")]
+enum Adjacent {
+    Go(Point),
+    Stop,
+}
+
+#[derive(serde::Deserialize, toolwright::ToolSchema)]
+#[serde(untagged)]
+enum Untagged {
+    At(Point),
+    Named { name: bool },
+}
+
+#[derive(serde::Deserialize, toolwright::ToolSchema)]
+enum External {
+    Jump(Point),
+    Sit,
+}
+
+#[derive(serde::Deserialize, toolwright::ToolSchema)]
+struct Flat {
+    label: bool,
+    #[serde(flatten)]
+    at: Point,
+}
+
+/// Click or move.
+#[toolwright::tool(effect = "read_only")]
+fn internal_shape(shape: Internal) {
+    let _ = shape;
+}
+
+/// Go or stop.
+#[toolwright::tool(effect = "read_only")]
+fn adjacent_shape(shape: Adjacent) {
+    let _ = shape;
+}
+
+/// A point or a name.
+#[toolwright::tool(effect = "read_only")]
+fn untagged_shape(shape: Untagged) {
+    let _ = shape;
+}
+
+/// Jump or sit.
+#[toolwright::tool(effect = "read_only")]
+fn external_shape(shape: External) {
+    let _ = shape;
+}
+
+/// A labelled point.
+#[toolwright::tool(effect = "read_only")]
+fn flat_shape(shape: Flat) {
+    let _ = shape;
+}
+
+/// Enums of every tagging and a flattened struct: serde reads the internally tagged,
+/// untagged and flattened ones from buffered content, where it would take a struct from
+/// an array; the fast path then checks the schema too, and the two paths agree.
+#[test]
+fn enums_of_every_tagging_agree() {
+    check_agreement(&InternalShape);
+    check_agreement(&AdjacentShape);
+    check_agreement(&UntaggedShape);
+    check_agreement(&ExternalShape);
+    check_agreement(&FlatShape);
 }

@@ -38,6 +38,12 @@ pub struct ToolSpec {
     /// run with an idempotency key.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub deduplicate: bool,
+    /// Some argument is read through serde's buffered content (an internally tagged or
+    /// untagged enum, a flattened field), where serde takes more than the schema says (a
+    /// struct from an array): the fast path then checks the arguments against the schema
+    /// as well. Set by `#[tool]`; not part of the contract.
+    #[serde(skip)]
+    pub reads_buffered: bool,
 }
 
 impl ToolSpec {
@@ -61,6 +67,7 @@ impl ToolSpec {
             annotations: effect.annotations(false, false),
             scopes: Vec::new(),
             deduplicate: false,
+            reads_buffered: false,
         }
     }
 

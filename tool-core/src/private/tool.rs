@@ -78,9 +78,10 @@ impl Params {
     }
 
     /// The arguments' schema: a closed object (`additionalProperties: false`), with the
-    /// named types it uses in `$defs`.
-    pub fn into_schema(self) -> Value {
-        self.generator.into_root(self.object.build(true))
+    /// named types it uses in `$defs`; and whether some argument reads buffered.
+    pub fn into_schema(self) -> (Value, bool) {
+        let buffered = self.generator.reads_buffered();
+        (self.generator.into_root(self.object.build(true)), buffered)
     }
 }
 
@@ -153,7 +154,7 @@ pub fn tool_spec(
     name: &str,
     title: Option<&str>,
     description: &str,
-    input_schema: Value,
+    (input_schema, reads_buffered): (Value, bool),
     output_schema: Option<Value>,
     effect: Effect,
     idempotent: Option<bool>,
@@ -166,6 +167,7 @@ pub fn tool_spec(
     spec.title = title.map(str::to_owned);
     spec.output_schema = output_schema;
     spec.deduplicate = idempotent == Some(false);
+    spec.reads_buffered = reads_buffered;
     spec
 }
 
@@ -188,8 +190,17 @@ pub fn prepare<A: DeserializeOwned + Send + 'static>(
         }
         Arguments::Value(value) => A::deserialize(Strict(value)),
     };
+    let validator = || {
+        validator.get_or_init(|| {
+            // A generated schema always compiles (the tests compile every example's);
+            // should one not, accepting everything still leaves serde's checks in force.
+            Validator::for_arguments(&spec.input_schema).unwrap_or_else(|_| Validator::accept_all())
+        })
+    };
     let fast_error = match fast {
-        Ok(parsed) if check(&parsed) => return Ok(Prepared::new(parsed)),
+        Ok(parsed) if check(&parsed) && agrees_with_schema(spec, validator, args) => {
+            return Ok(Prepared::new(parsed));
+        }
         Ok(_) => None,
         Err(error) => Some(error),
     };
@@ -202,14 +213,31 @@ pub fn prepare<A: DeserializeOwned + Send + 'static>(
             Ok(_) => error.to_string(),
         })
     };
-    let validator = validator.get_or_init(|| {
-        // A generated schema always compiles (the tests compile every example's); should
-        // one not, accepting everything here still leaves serde's checks in force.
-        Validator::for_arguments(&spec.input_schema).unwrap_or_else(|_| Validator::accept_all())
-    });
     Err(crate::arguments::invalid_arguments(
-        spec, validator, args, &explain,
+        spec,
+        validator(),
+        args,
+        &explain,
     ))
+}
+
+/// For a tool that reads an argument through serde's buffered content, whether the
+/// arguments serde accepted also meet the schema (serde reads a struct from an array
+/// there); every other tool's fast path is exact and skips this.
+fn agrees_with_schema(
+    spec: &ToolSpec,
+    validator: impl FnOnce() -> &'static Validator,
+    args: Arguments<'_>,
+) -> bool {
+    if !spec.reads_buffered {
+        return true;
+    }
+    match args {
+        Arguments::Value(value) => validator().is_valid(value),
+        Arguments::Json(json) => {
+            serde_json::from_str::<Value>(json).is_ok_and(|value| validator().is_valid(&value))
+        }
+    }
 }
 
 /// The context value a `#[ctx]` parameter borrows.

@@ -67,6 +67,7 @@ pub struct SchemaGenerator {
     defs: BTreeMap<String, Value>,
     /// schema id → the key it got in `defs`
     keys: HashMap<String, String>,
+    buffered: bool,
 }
 
 impl SchemaGenerator {
@@ -103,6 +104,21 @@ impl SchemaGenerator {
             .map(|n| format!("{name}{n}"))
             .find(|key| !taken(key))
             .expect("an unbounded range always yields a free key")
+    }
+
+    /// Notes that a type described here is read through serde's buffered content
+    /// (internally tagged and untagged enums, flattened fields), where serde reads a
+    /// struct from an array although the schema says object. A tool with such an
+    /// argument checks its arguments against the schema on the fast path too, so the two
+    /// still agree. `#[derive(ToolSchema)]` calls this; a hand-written impl of a type
+    /// whose `Deserialize` is looser than its schema may call it as well.
+    pub fn mark_buffered(&mut self) {
+        self.buffered = true;
+    }
+
+    /// Whether [`mark_buffered`](Self::mark_buffered) was called.
+    pub fn reads_buffered(&self) -> bool {
+        self.buffered
     }
 
     /// Attaches the collected `$defs` to `root` (an object schema) and returns it.

@@ -81,12 +81,18 @@ pub fn enum_schema(
     if !unit_names.is_empty() {
         tagged.insert(0, quote!(_tw::__private::string_enum(&[#(#unit_names),*])));
     }
-    quote! {
+    // serde reads internally tagged and untagged enums from its buffered content, where a
+    // struct is also read from an array: the fast path checks the schema too.
+    let buffered = (matches!(tag, TagType::Internal { .. } | TagType::None)
+        || !untagged.is_empty())
+    .then(|| quote!(__tw_gen.mark_buffered();));
+    quote! {{
+        #buffered
         _tw::__private::alternatives(
             ::std::vec![#(#tagged),*],
             ::std::vec![#(#untagged),*],
         )
-    }
+    }}
 }
 
 fn variant_name(variant: &Variant<'_>) -> String {

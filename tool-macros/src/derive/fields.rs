@@ -31,6 +31,8 @@ pub fn object(
         }
         let ty = field.ty;
         if field.attrs.flatten() {
+            // serde reads flattened fields from its buffered content: see `mark_buffered`.
+            flattened.push(quote!(__tw_gen.mark_buffered();));
             flattened.push(quote_spanned! {ty.span()=>
                 _tw::__private::flatten_into(&mut __tw_schema, <#ty as _tw::ToolSchema>::tool_schema(__tw_gen), <#ty as _tw::ToolSchema>::OPTIONAL);
             });
