@@ -13,7 +13,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use toolwright::validate::Validator;
 use toolwright::{
-    Context, Dialect, ErrorKind, Registry, SchemaGenerator, ToolCall, ToolError, ToolSchema, tool,
+    Context, Dialect, ErrorKind, Registry, SchemaGenerator, Tool, ToolCall, ToolError, ToolSchema,
+    tool,
 };
 use url::Url;
 use uuid::Uuid;
@@ -86,8 +87,129 @@ fn schedule_release(
     format!("{version} at {at}")
 }
 
+/// A theatre seat, described by schemars (as a type from a crate that already uses it).
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // read by serde, shown through Debug
+struct Seat {
+    row: u8,
+    number: u16,
+    /// A window seat, where there is one.
+    #[serde(default)]
+    window: Option<bool>,
+    section: Section,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Section {
+    Stalls,
+    Circle,
+}
+
+/// toolwright's own `Seat`, so the two definitions collide by name.
+mod ours {
+    /// A seat on a train.
+    #[derive(Debug, serde::Deserialize, toolwright::ToolSchema)]
+    pub struct Seat {
+        pub coach: u8,
+    }
+}
+
+/// Reserve a theatre seat, and a train seat to get there.
+#[tool(effect = "write")]
+fn reserve_seat(
+    /// The seat in the theatre.
+    #[arg(schemars)]
+    seat: Seat,
+    /// A second seat beside it.
+    #[arg(schemars)]
+    beside: Option<Seat>,
+    /// The seat on the train.
+    train: ours::Seat,
+) -> String {
+    format!("{seat:?} {beside:?} {train:?}")
+}
+
 fn registry() -> Registry {
-    Registry::new().with(BookRoom).with(ScheduleRelease)
+    Registry::new()
+        .with(BookRoom)
+        .with(ScheduleRelease)
+        .with(ReserveSeat)
+}
+
+/// A type deriving `schemars::JsonSchema` is an argument with `#[arg(schemars)]`: its
+/// definitions join the tool's `$defs` (renamed when toolwright's own type has the name),
+/// schemars' integer formats become bounds, and the validator and serde agree on it.
+#[test]
+fn schemars_types_join_the_canonical_schema() {
+    let schema = &ReserveSeat.spec().input_schema;
+    let defs = &schema["$defs"];
+    let (theirs, ours) = if defs["Seat"]["properties"].get("row").is_some() {
+        (&defs["Seat"], &defs["Seat2"])
+    } else {
+        (&defs["Seat2"], &defs["Seat"])
+    };
+    assert_eq!(ours["properties"]["coach"]["maximum"], 255);
+    assert_eq!(
+        theirs["properties"]["row"],
+        json!({"type": "integer", "minimum": 0, "maximum": 255})
+    );
+    assert_eq!(theirs["properties"]["number"]["maximum"], 65535);
+    assert_eq!(theirs["additionalProperties"], false);
+    assert!(defs.get("Section").is_some(), "{defs}");
+    assert_eq!(schema["required"], json!(["seat", "train"]));
+    assert!(!schema.to_string().contains("$schema") && !schema.to_string().contains("uint8"));
+
+    let validator = Validator::for_arguments(schema).expect("the schema compiles");
+    let seat = json!({"row": 3, "number": 12, "section": "stalls"});
+    for (arguments, valid) in [
+        (json!({"seat": seat, "train": {"coach": 4}}), true),
+        (
+            json!({"seat": seat, "beside": null, "train": {"coach": 4}}),
+            true,
+        ),
+        (
+            json!({"seat": {"row": 300, "number": 12, "section": "stalls"}, "train": {"coach": 4}}),
+            false,
+        ),
+        (
+            json!({"seat": {"row": 3, "number": 12, "section": "balcony"}, "train": {"coach": 4}}),
+            false,
+        ),
+        (
+            json!({"seat": {"row": 3, "number": 12, "section": "stalls", "x": 1}, "train": {"coach": 4}}),
+            false,
+        ),
+        (json!({"seat": seat, "train": {"coach": 256}}), false),
+    ] {
+        assert_eq!(
+            validator.is_valid(&arguments),
+            valid,
+            "validator: {arguments}"
+        );
+        let result = futures_executor::block_on(registry().dispatch(
+            &Context::new(),
+            ToolCall::new("c", "reserve_seat", arguments.clone()),
+        ));
+        assert_eq!(
+            result.outcome.is_ok(),
+            valid,
+            "tool: {arguments}: {:?}",
+            result.outcome
+        );
+    }
+    let error = futures_executor::block_on(registry().dispatch(
+        &Context::new(),
+        ToolCall::new(
+            "c",
+            "reserve_seat",
+            json!({"seat": {"row": 300, "number": 12, "section": "stalls"}, "train": {"coach": 4}}),
+        ),
+    ))
+    .outcome
+    .expect_err("row 300 does not fit a u8");
+    assert_eq!(error.problems[0].path, "$.seat.row");
 }
 
 /// The booking tool and a tool taking every other supported foreign type.

@@ -79,6 +79,9 @@ pub struct ArgOptions {
     pub schema_with: Option<syn::Path>,
     /// `schema_as = Type`: the schema of another type that deserializes alike.
     pub schema_as: Option<syn::Type>,
+    /// `schemars`: the schema from the type's `schemars::JsonSchema` impl (feature
+    /// `schemars`).
+    pub schemars: Option<SpannedValue<bool>>,
 }
 
 /// An expression taken as written: `default = "text"` is the string `"text"` (darling's
@@ -280,6 +283,7 @@ pub const ARG_KEYS: &[&str] = &[
     "resource",
     "schema_with",
     "schema_as",
+    "schemars",
 ];
 
 /// The items of an attribute's list with unknown keys reported (in toolwright's words,

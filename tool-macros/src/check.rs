@@ -368,10 +368,18 @@ fn check_param_attrs(param: &Param<'_>, errors: &Errors) {
 
 /// Constraint values that contradict each other or cannot be compiled.
 pub fn check_constraints(options: &ArgOptions, errors: &Errors) {
-    if let (Some(with), Some(_)) = (&options.schema_with, &options.schema_as) {
-        errors.error_spanned_by(
-            with,
-            "`schema_with` and `schema_as` both give this value's schema: keep one (`schema_as = Type` borrows a type's schema, `schema_with = path` calls a function that returns one)",
+    let sources = [
+        options
+            .schema_with
+            .as_ref()
+            .map(syn::spanned::Spanned::span),
+        options.schema_as.as_ref().map(syn::spanned::Spanned::span),
+        options.schemars.as_ref().map(|flag| flag.span()),
+    ];
+    if let [_, second, ..] = sources.iter().flatten().collect::<Vec<_>>()[..] {
+        errors.error_at(
+            *second,
+            "`schema_with`, `schema_as` and `schemars` each give this value's schema: keep one (`schema_as = Type` borrows a type's schema, `schema_with = path` calls a function that returns one, `schemars` takes the type's `schemars::JsonSchema`)",
         );
     }
     let pairs = [

@@ -21,6 +21,25 @@ pub use crate::schema::build::{describe, into_object, nullable};
 pub use crate::schema::{ObjectSchema, SchemaGenerator, ToolSchema};
 pub use crate::validate::{Keywords, Validator};
 
+/// `#[arg(schemars)]`: the schema from the type's `schemars::JsonSchema` impl.
+#[cfg(feature = "schemars")]
+pub use crate::schema::from_schemars;
+
+/// Without the `schemars` feature, `#[arg(schemars)]` fails here, saying so.
+#[cfg(not(feature = "schemars"))]
+#[diagnostic::on_unimplemented(
+    message = "`#[arg(schemars)]` needs toolwright's `schemars` feature",
+    label = "the schema of `{Self}` would come from schemars",
+    note = "turn it on: `toolwright = {{ version = \"...\", features = [\"schemars\"] }}`"
+)]
+pub trait SchemarsFeature {}
+
+/// Without the `schemars` feature no type satisfies the bound, so this is never called.
+#[cfg(not(feature = "schemars"))]
+pub fn from_schemars<T: SchemarsFeature + ?Sized>(_: &mut SchemaGenerator) -> serde_json::Value {
+    serde_json::Value::Bool(false)
+}
+
 pub use constraints::*;
 pub use derive::*;
 pub use errors::*;

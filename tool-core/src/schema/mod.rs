@@ -10,6 +10,8 @@
 pub(crate) mod build;
 mod foreign;
 pub mod lower;
+#[cfg(feature = "schemars")]
+mod schemars_interop;
 mod std_impls;
 
 pub(crate) use build::{into_object, nullable};
@@ -19,6 +21,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
 
+#[cfg(feature = "schemars")]
+pub use schemars_interop::from_schemars;
 pub use std_impls::MapKey;
 
 /// A type that can be a tool argument: it knows its own JSON Schema.
@@ -114,6 +118,29 @@ impl SchemaGenerator {
     /// whose `Deserialize` is looser than its schema may call it as well.
     pub fn mark_buffered(&mut self) {
         self.buffered = true;
+    }
+
+    /// The `$defs` key for a definition imported from elsewhere (schemars) under `name`:
+    /// `name` itself when it is free or holds the same schema, else `name2`, `name3`...
+    /// The key is reserved until [`import_definition`](Self::import_definition).
+    #[cfg(feature = "schemars")]
+    pub(crate) fn key_for_import(&mut self, name: &str, schema: &Value) -> String {
+        if self
+            .defs
+            .get(name)
+            .is_some_and(|existing| existing == schema)
+        {
+            return name.to_owned();
+        }
+        let key = self.unique_key(name);
+        self.defs.insert(key.clone(), Value::Bool(true));
+        key
+    }
+
+    /// Adds a definition made elsewhere under `key`.
+    #[cfg(feature = "schemars")]
+    pub(crate) fn import_definition(&mut self, key: String, schema: Value) {
+        self.defs.insert(key, schema);
     }
 
     /// Whether [`mark_buffered`](Self::mark_buffered) was called.

@@ -89,16 +89,19 @@ fn expand_param(tool: &ToolFn<'_>, param: &Param<'_>) -> TokenStream {
 pub enum SchemaSource<'a> {
     As(&'a syn::Type),
     With(&'a syn::Path, &'a syn::Type),
+    /// `#[arg(schemars)]`: from the type's `schemars::JsonSchema` impl.
+    Schemars(Span, &'a syn::Type),
 }
 
 impl<'a> SchemaSource<'a> {
     /// The source `options` name for a value of type `ty`, if any (`schema_with` wins
     /// when both are given; the check reports that).
     pub fn given(options: &'a ArgOptions, ty: &'a syn::Type) -> Option<Self> {
-        match (&options.schema_with, &options.schema_as) {
-            (Some(path), _) => Some(SchemaSource::With(path, ty)),
-            (None, Some(other)) => Some(SchemaSource::As(other)),
-            (None, None) => None,
+        match (&options.schema_with, &options.schema_as, &options.schemars) {
+            (Some(path), _, _) => Some(SchemaSource::With(path, ty)),
+            (None, Some(other), _) => Some(SchemaSource::As(other)),
+            (None, None, Some(flag)) if **flag => Some(SchemaSource::Schemars(flag.span(), ty)),
+            _ => None,
         }
     }
 
@@ -121,6 +124,9 @@ impl<'a> SchemaSource<'a> {
                 let __tw_schema_with: fn(&mut _tw::SchemaGenerator) -> _tw::__private::serde_json::Value = #path;
                 __tw_schema_with(#generator)
             }},
+            SchemaSource::Schemars(span, ty) => quote_spanned! {*span=>
+                _tw::__private::from_schemars::<#ty>(#generator)
+            },
         }
     }
 
@@ -130,7 +136,7 @@ impl<'a> SchemaSource<'a> {
     pub fn required(&self) -> TokenStream {
         match self {
             SchemaSource::As(other) => quote!(!<#other as _tw::ToolSchema>::OPTIONAL),
-            SchemaSource::With(_, ty) => {
+            SchemaSource::With(_, ty) | SchemaSource::Schemars(_, ty) => {
                 let optional = is_option(ty);
                 quote!(!#optional)
             }
@@ -141,6 +147,7 @@ impl<'a> SchemaSource<'a> {
         match self {
             SchemaSource::As(other) => other.span(),
             SchemaSource::With(path, _) => path.span(),
+            SchemaSource::Schemars(span, _) => *span,
         }
     }
 }
