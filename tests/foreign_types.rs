@@ -354,6 +354,21 @@ fn agrees<T: ToolSchema + DeserializeOwned>(
     alphabet: &'static str,
 ) {
     let schema = SchemaGenerator::root_schema_for::<T>();
+    agrees_with(
+        schema,
+        |value| serde_json::from_value::<T>(value).is_ok(),
+        valid,
+        alphabet,
+    );
+}
+
+/// [`agrees`] for a schema and a reader of its own.
+fn agrees_with(
+    schema: Value,
+    reads: impl Fn(Value) -> bool,
+    valid: &'static [&'static str],
+    alphabet: &'static str,
+) {
     let validator = Validator::for_arguments(&schema).expect("the schema compiles");
     for text in valid {
         let value = json!(text);
@@ -361,10 +376,7 @@ fn agrees<T: ToolSchema + DeserializeOwned>(
             validator.is_valid(&value),
             "{schema}: the validator refuses {text}"
         );
-        assert!(
-            serde_json::from_value::<T>(value).is_ok(),
-            "serde refuses {text}"
-        );
+        assert!(reads(value), "the reader refuses {text}");
     }
     let mut runner = TestRunner::new(Config {
         cases: 3000,
@@ -375,8 +387,8 @@ fn agrees<T: ToolSchema + DeserializeOwned>(
             let value = json!(text);
             if validator.is_valid(&value) {
                 prop_assert!(
-                    serde_json::from_value::<T>(value.clone()).is_ok(),
-                    "{schema}: the validator admits {value}, which serde refuses"
+                    reads(value.clone()),
+                    "{schema}: the validator admits {value}, which the reader refuses"
                 );
             }
             Ok(())
@@ -456,6 +468,56 @@ fn decimals_and_versions_agree_with_their_crates() {
             "9999999999999999999.0.0",
         ],
         "0123456789.-+abxAZ ",
+    );
+}
+
+/// A `time::OffsetDateTime` read by `#[serde(with = "time::serde::rfc3339")]`, its schema
+/// given by `#[arg(schema_with = toolwright::schema::formats::date_time)]`.
+#[tool(effect = "write")]
+fn log_event(
+    /// When it happened.
+    #[serde(with = "time::serde::rfc3339")]
+    #[arg(schema_with = toolwright::schema::formats::date_time)]
+    at: time::OffsetDateTime,
+) -> String {
+    at.unix_timestamp().to_string()
+}
+
+#[test]
+fn serde_with_and_a_ready_format_schema() {
+    let schema = &LogEvent.spec().input_schema;
+    assert_eq!(schema["properties"]["at"]["format"], "date-time");
+    let run = |at: &str| {
+        let call = ToolCall::new("c", "log_event", json!({"at": at}));
+        futures_executor::block_on(
+            Registry::new()
+                .with(LogEvent)
+                .dispatch(&Context::new(), call),
+        )
+    };
+    let output = run("2026-11-30T14:30:00+01:00")
+        .outcome
+        .expect("RFC 3339 is read");
+    assert_eq!(output, toolwright::ToolOutput::Text("1796045400".into()));
+    let error = run("30 Nov 2026").outcome.expect_err("not RFC 3339");
+    assert_eq!(error.problems[0].path, "$.at");
+    assert!(
+        error.problems[0].message.contains("RFC 3339"),
+        "{:?}",
+        error.problems
+    );
+    // The validator never admits what time's RFC 3339 reader refuses.
+    let mut generator = SchemaGenerator::new();
+    agrees_with(
+        toolwright::schema::formats::date_time(&mut generator),
+        |value| time::serde::rfc3339::deserialize(value).is_ok(),
+        &[
+            "2026-11-30T14:30:00Z",
+            "2026-11-30T14:30:00.123456789+01:00",
+            "9999-12-31T23:59:59-08:00",
+            "0000-01-01T00:00:00+14:00",
+        ],
+        DATE_ALPHABET,
     );
 }
 

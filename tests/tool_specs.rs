@@ -328,3 +328,37 @@ fn a_types_own_error_message_reaches_the_model() {
         error.problems
     );
 }
+
+/// Rename a file.
+#[toolwright::tool(effect = "write")]
+fn rename_file(
+    /// The file to rename.
+    #[serde(alias = "source")]
+    from: String,
+    /// Its new name.
+    to: String,
+) -> String {
+    format!("{from} -> {to}")
+}
+
+/// A serde alias is read but not shown: the schema names `from` only, a call that says
+/// `source` runs, and when the slow path runs for another problem it names the alias as
+/// unexpected, so the model moves to the shown name.
+#[test]
+fn an_alias_is_read_but_not_shown() {
+    let schema = &RenameFile.spec().input_schema;
+    assert_eq!(schema["required"], json!(["from", "to"]));
+    assert!(schema["properties"].get("source").is_none());
+    let ctx = Context::new();
+    let run = |arguments: serde_json::Value| {
+        futures_executor::block_on(RenameFile.call(&ctx, (&arguments).into()))
+    };
+    let output = run(json!({"source": "a.txt", "to": "b.txt"})).expect("the alias is read");
+    assert_eq!(output, ToolOutput::Text("a.txt -> b.txt".into()));
+    let error = run(json!({"source": "a.txt", "to": 5})).expect_err("`to` is not a string");
+    let messages: Vec<&str> = error.problems.iter().map(|p| p.message.as_str()).collect();
+    assert!(
+        messages.iter().any(|m| m.contains("unexpected field 'source'")),
+        "{messages:?}"
+    );
+}

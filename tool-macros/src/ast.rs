@@ -6,7 +6,7 @@ use quote::format_ident;
 use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, ItemFn, Pat, PathArguments, ReturnType, Type};
 
-use crate::attr::{ArgOptions, ToolOptions, parse_param_attrs};
+use crate::attr::{ArgOptions, ToolOptions, parse_param_attrs, parse_param_serde};
 use crate::docs::{self, Docs};
 use crate::errors::Errors;
 
@@ -33,6 +33,8 @@ pub struct Param<'a> {
     pub options: ArgOptions,
     pub ctx: Option<Span>,
     pub arg_attr: Option<Span>,
+    /// `#[serde(...)]` for the parameter's field in the arguments struct.
+    pub serde: Vec<syn::Attribute>,
     /// `///` on the parameter.
     pub docs: Docs,
     /// The name on the wire: `#[arg(rename)]`, or the identifier without `r#`.
@@ -119,6 +121,18 @@ impl<'a> ToolFn<'a> {
 impl<'a> Param<'a> {
     fn from_pat_type(typed: &'a syn::PatType, errors: &Errors) -> Self {
         let attrs = parse_param_attrs(&typed.attrs, errors);
+        let serde = parse_param_serde(&typed.attrs, errors);
+        let options = &attrs.options;
+        if let Some(span) = serde.reads_otherwise
+            && options.schema_with.is_none()
+            && options.schema_as.is_none()
+            && options.schemars.is_none()
+        {
+            errors.error_at(
+                span,
+                "this parameter is read by another function than its type's `Deserialize`, so its type's schema may not describe what it reads: give the schema of the wire form with `#[arg(schema_with = path)]` or `#[arg(schema_as = Type)]`",
+            );
+        }
         let ident = match &*typed.pat {
             Pat::Ident(pat) if pat.subpat.is_none() && pat.by_ref.is_none() => {
                 Some(pat.ident.clone())
@@ -143,6 +157,7 @@ impl<'a> Param<'a> {
             options: attrs.options,
             ctx: attrs.ctx,
             arg_attr: attrs.arg,
+            serde: serde.attrs,
             docs: docs::parse(&typed.attrs, errors),
             wire_name,
             wire_span,

@@ -345,6 +345,15 @@ pub struct ParamAttrs {
     pub arg: Option<Span>,
 }
 
+/// A tool parameter's `#[serde(with = ..)]`, `#[serde(deserialize_with = ..)]` and
+/// `#[serde(alias = ..)]`, passed on to the field the arguments are read into.
+#[derive(Default)]
+pub struct ParamSerde {
+    pub attrs: Vec<Attribute>,
+    /// Where one of them changes the wire form (`with`, `deserialize_with`).
+    pub reads_otherwise: Option<Span>,
+}
+
 /// Reads `#[arg(...)]` and `#[ctx]` from `attrs`.
 pub fn parse_param_attrs(attrs: &[Attribute], errors: &Errors) -> ParamAttrs {
     let mut parsed = ParamAttrs::default();
@@ -377,10 +386,52 @@ pub fn parse_param_attrs(attrs: &[Attribute], errors: &Errors) -> ParamAttrs {
     parsed
 }
 
+/// The serde keys a tool's parameter may carry: how its value is read. The others have a
+/// toolwright spelling (`#[arg(rename)]`, `#[arg(default)]`) or no meaning for a parameter.
+const PARAM_SERDE_KEYS: [&str; 3] = ["with", "deserialize_with", "alias"];
+
+/// A tool parameter's `#[serde(...)]` attributes, kept for its field in the arguments
+/// struct; keys that would make the schema and serde disagree are refused.
+pub fn parse_param_serde(attrs: &[Attribute], errors: &Errors) -> ParamSerde {
+    let mut parsed = ParamSerde::default();
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("serde")) {
+        read_serde_attr(attr, &mut parsed, errors);
+    }
+    parsed
+}
+
+fn read_serde_attr(attr: &Attribute, parsed: &mut ParamSerde, errors: &Errors) {
+    let result = attr.parse_nested_meta(|meta| {
+        let key = meta
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        if !PARAM_SERDE_KEYS.contains(&key.as_str()) {
+            let instead = match key.as_str() {
+                "rename" => "write `#[arg(rename = \"...\")]`, which the schema follows too",
+                "default" => "write `#[arg(default = expr)]`, which the schema shows too",
+                _ => "a parameter takes only `with`, `deserialize_with` and `alias`",
+            };
+            return Err(meta.error(format!("`#[serde({key})]` on a tool parameter: {instead}")));
+        }
+        if key != "alias" {
+            parsed.reads_otherwise = Some(meta.path.span());
+        }
+        // The value is serde's to read; skip it here.
+        let _: syn::Expr = meta.value()?.parse()?;
+        Ok(())
+    });
+    match result {
+        Ok(()) => parsed.attrs.push(attr.clone()),
+        Err(error) => errors.push(error),
+    }
+}
+
 /// Whether `attr` is one toolwright reads from a parameter (and so removes from the
 /// function it re-emits).
 pub fn is_param_attr(attr: &Attribute) -> bool {
-    ["arg", "ctx", "doc"]
+    ["arg", "ctx", "doc", "serde"]
         .iter()
         .any(|name| attr.path().is_ident(name))
 }

@@ -9,6 +9,7 @@
 
 pub(crate) mod build;
 mod foreign;
+pub mod formats;
 pub mod lower;
 #[cfg(feature = "schemars")]
 mod schemars_interop;

@@ -49,9 +49,11 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
             let path = default_fn_name(param).to_string();
             quote!(#[serde(default = #path)])
         });
+        let serde = &param.serde;
         fields.push(quote! {
             #[serde(rename = #wire)]
             #default
+            #(#serde)*
             #local: #ty
         });
         checks.push(constraint_check(&param.options, &quote!(&__tw_args.#local)));
