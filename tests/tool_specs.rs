@@ -358,7 +358,9 @@ fn an_alias_is_read_but_not_shown() {
     let error = run(json!({"source": "a.txt", "to": 5})).expect_err("`to` is not a string");
     let messages: Vec<&str> = error.problems.iter().map(|p| p.message.as_str()).collect();
     assert!(
-        messages.iter().any(|m| m.contains("unexpected field 'source'")),
+        messages
+            .iter()
+            .any(|m| m.contains("unexpected field 'source'")),
         "{messages:?}"
     );
 }
