@@ -5,6 +5,7 @@
 //! validator rejects such an array; wrapped in [`Strict`], the deserializer rejects it
 //! too, and the two agree. Everything else is passed through unchanged, at every depth.
 
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{
@@ -79,7 +80,10 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Strict<D> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        self.0.deserialize_struct(name, fields, MapOnly(visitor))
+        // A struct comes from a map only, so the deserializer is asked for a map (for
+        // serde_json a smaller function than its struct reader, which also reads arrays).
+        let _ = (name, fields);
+        self.0.deserialize_map(MapOnly(visitor))
     }
 
     fn is_human_readable(&self) -> bool {
@@ -101,9 +105,9 @@ macro_rules! visit_scalar {
 /// The error of a scalar that does not fit its type (`7` for a `String`, `25` for a
 /// `u8`). The fast path only needs to know that it failed, the slow path then explains
 /// every problem; formatting serde's message for each rejected call would cost more
-/// than the rest of the fast path, so the message is not built.
+/// than the rest of the fast path, so the message is built only when [`explaining`].
 #[derive(Debug)]
-struct Mismatch;
+struct Mismatch(Option<String>);
 
 impl Mismatch {
     fn into_error<E: de::Error>(self) -> E {
@@ -113,16 +117,35 @@ impl Mismatch {
 
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a value of another type")
+        f.write_str(self.0.as_deref().unwrap_or("a value of another type"))
     }
 }
 
 impl std::error::Error for Mismatch {}
 
 impl de::Error for Mismatch {
-    fn custom<T: fmt::Display>(_message: T) -> Self {
-        Mismatch
+    fn custom<T: fmt::Display>(message: T) -> Self {
+        Mismatch(EXPLAINING.get().then(|| message.to_string()))
     }
+}
+
+thread_local! {
+    static EXPLAINING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `read` with the messages of mismatched values kept: for the one read that
+/// explains a refusal the schema did not catch (a type's own "expected HH:MM"), through
+/// the same `Strict` code as the fast path, so no second copy of it is compiled.
+pub(crate) fn explaining(read: &mut dyn FnMut()) {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            EXPLAINING.set(false);
+        }
+    }
+    EXPLAINING.set(true);
+    let _reset = Reset;
+    read();
 }
 
 macro_rules! wrapping_visitor {

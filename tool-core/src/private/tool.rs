@@ -176,6 +176,9 @@ pub fn tool_spec(
 /// Fast path: serde straight into `A`, then `check` (the declared constraints, on the
 /// typed values). Slow path, only when that fails: the arguments as a JSON value against
 /// the tool's schema, reporting every problem.
+///
+/// This is the one generic step per tool (the two deserializers); everything else is
+/// [`admit`] and [`refuse`], compiled once for all tools.
 pub fn prepare<A: DeserializeOwned + Send + 'static>(
     spec: &ToolSpec,
     validator: &'static OnceLock<Validator>,
@@ -190,54 +193,66 @@ pub fn prepare<A: DeserializeOwned + Send + 'static>(
         }
         Arguments::Value(value) => A::deserialize(Strict(value)),
     };
-    let validator = || {
-        validator.get_or_init(|| {
-            // A generated schema always compiles (the tests compile every example's);
-            // should one not, accepting everything still leaves serde's checks in force.
-            Validator::for_arguments(&spec.input_schema).unwrap_or_else(|_| Validator::accept_all())
-        })
-    };
-    let fast_error = match fast {
-        Ok(parsed) if check(&parsed) && agrees_with_schema(spec, validator, args) => {
-            return Ok(Prepared::new(parsed));
-        }
-        Ok(_) => None,
-        Err(error) => Some(error),
-    };
-    // Read again without the fast path's adapter (which drops messages to stay fast),
-    // so a type's own error message ("expected HH:MM") reaches the model.
-    let explain = |value: &Value| {
-        let error = fast_error.as_ref()?;
-        Some(match A::deserialize(value) {
-            Err(own) => own.to_string(),
-            Ok(_) => error.to_string(),
-        })
-    };
-    Err(crate::arguments::invalid_arguments(
-        spec,
-        validator(),
-        args,
-        &explain,
-    ))
+    match fast {
+        Ok(parsed) if check(&parsed) && admit(spec, validator, args) => Ok(Prepared::new(parsed)),
+        Ok(_) => Err(refuse(spec, validator, args, None)),
+        Err(_) => Err(refuse(spec, validator, args, Some(explain::<A>))),
+    }
 }
 
-/// For a tool that reads an argument through serde's buffered content, whether the
-/// arguments serde accepted also meet the schema (serde reads a struct from an array
-/// there); every other tool's fast path is exact and skips this.
-fn agrees_with_schema(
-    spec: &ToolSpec,
-    validator: impl FnOnce() -> &'static Validator,
-    args: Arguments<'_>,
-) -> bool {
+/// The type's own words for why it refused `value`: read again through the same
+/// `Strict` code, this time keeping the messages.
+fn explain<A: DeserializeOwned>(value: &Value) -> Option<String> {
+    let mut message = None;
+    crate::arguments::strict::explaining(&mut || {
+        message = A::deserialize(Strict(value))
+            .err()
+            .map(|error| error.to_string());
+    });
+    message
+}
+
+/// A generated tool's spec, built on first use: one copy of the once-cell code for every
+/// tool (a `fn` pointer, not a closure type per tool).
+pub fn spec_once(cell: &'static OnceLock<ToolSpec>, build: fn() -> ToolSpec) -> &'static ToolSpec {
+    cell.get_or_init(build)
+}
+
+/// The validator of a generated tool, compiled on first use.
+fn validator_of(spec: &ToolSpec, validator: &'static OnceLock<Validator>) -> &'static Validator {
+    validator.get_or_init(|| {
+        // A generated schema always compiles (the tests compile every example's); should
+        // one not, accepting everything still leaves serde's checks in force.
+        Validator::for_arguments(&spec.input_schema).unwrap_or_else(|_| Validator::accept_all())
+    })
+}
+
+/// Whether arguments serde accepted may run. For a tool that reads an argument through
+/// serde's buffered content, they must also meet the schema (serde reads a struct from
+/// an array there); every other tool's fast path is exact and skips this.
+fn admit(spec: &ToolSpec, validator: &'static OnceLock<Validator>, args: Arguments<'_>) -> bool {
     if !spec.reads_buffered {
         return true;
     }
+    let validator = validator_of(spec, validator);
     match args {
-        Arguments::Value(value) => validator().is_valid(value),
+        Arguments::Value(value) => validator.is_valid(value),
         Arguments::Json(json) => {
-            serde_json::from_str::<Value>(json).is_ok_and(|value| validator().is_valid(&value))
+            serde_json::from_str::<Value>(json).is_ok_and(|value| validator.is_valid(&value))
         }
     }
+}
+
+/// The error for refused arguments; `explain` gives the type's own message when the
+/// schema finds nothing wrong (only when serde itself refused).
+fn refuse(
+    spec: &ToolSpec,
+    validator: &'static OnceLock<Validator>,
+    args: Arguments<'_>,
+    explain: Option<fn(&Value) -> Option<String>>,
+) -> ToolError {
+    let explain = |value: &Value| explain.and_then(|explain| explain(value));
+    crate::arguments::invalid_arguments(spec, validator_of(spec, validator), args, &explain)
 }
 
 /// The context value a `#[ctx]` parameter borrows.

@@ -126,8 +126,14 @@ impl Registry {
     /// bug to fix before start-up, not a call to fail later. Use
     /// [`Registry::register`] to handle it yourself.
     #[track_caller]
-    pub fn with(mut self, tool: impl Tool) -> Self {
-        if let Err(error) = self.register(tool) {
+    pub fn with(self, tool: impl Tool) -> Self {
+        self.with_arc(Arc::new(tool))
+    }
+
+    /// [`with`](Self::with) for a shared tool; the one copy of the registering code,
+    /// whatever the tool's type.
+    fn with_arc(mut self, tool: Arc<dyn Tool>) -> Self {
+        if let Err(error) = self.register_arc(tool) {
             panic!("{error}");
         }
         self

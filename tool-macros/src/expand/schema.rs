@@ -29,7 +29,7 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> TokenStream {
     quote! {
         fn spec(&self) -> &_tw::ToolSpec {
             static __TW_SPEC: ::std::sync::OnceLock<_tw::ToolSpec> = ::std::sync::OnceLock::new();
-            __TW_SPEC.get_or_init(|| {
+            _tw::__private::spec_once(&__TW_SPEC, || {
                 let mut __tw_params = _tw::__private::Params::new();
                 #(#params)*
                 _tw::__private::tool_spec(
