@@ -364,3 +364,42 @@ fn an_alias_is_read_but_not_shown() {
         "{messages:?}"
     );
 }
+
+/// The generated arguments reader (written out, not derived) reads as serde's derive with
+/// `deny_unknown_fields` does: a name sent twice, an unknown name and a missing argument
+/// are refused; an alias is a name; an absent `Option` is `None`.
+#[test]
+fn the_arguments_reader_refuses_what_serde_would() {
+    let ctx = Context::new();
+    let text = |json: &str| futures_executor::block_on(RenameFile.call(&ctx, json.into()));
+    let twice = text(r#"{"from": "a", "to": "b", "to": "c"}"#).expect_err("a name twice");
+    assert!(
+        twice
+            .problems
+            .iter()
+            .any(|p| p.message.contains("duplicate field `to`")),
+        "{:?}",
+        twice.problems
+    );
+    let twice =
+        text(r#"{"from": "a", "source": "b", "to": "c"}"#).expect_err("a name and its alias");
+    assert!(
+        twice
+            .problems
+            .iter()
+            .any(|p| p.message.contains("duplicate field `from`")
+                || p.message.contains("unexpected field 'source'")),
+        "{:?}",
+        twice.problems
+    );
+    assert!(text(r#"{"from": "a"}"#).is_err(), "`to` is required");
+    assert!(
+        text(r#"{"from": "a", "to": "b", "extra": 1}"#).is_err(),
+        "no unknown names"
+    );
+    assert!(text(r#"["a", "b"]"#).is_err(), "an object, not an array");
+    assert_eq!(
+        text(r#"{"to": "b", "from": "a"}"#).expect("any order"),
+        ToolOutput::Text("a -> b".into())
+    );
+}

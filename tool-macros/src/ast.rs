@@ -33,8 +33,8 @@ pub struct Param<'a> {
     pub options: ArgOptions,
     pub ctx: Option<Span>,
     pub arg_attr: Option<Span>,
-    /// `#[serde(...)]` for the parameter's field in the arguments struct.
-    pub serde: Vec<syn::Attribute>,
+    /// How serde reads the parameter: its `deserialize_with`/`with` function and aliases.
+    pub serde: crate::attr::ParamSerde,
     /// `///` on the parameter.
     pub docs: Docs,
     /// The name on the wire: `#[arg(rename)]`, or the identifier without `r#`.
@@ -157,7 +157,7 @@ impl<'a> Param<'a> {
             options: attrs.options,
             ctx: attrs.ctx,
             arg_attr: attrs.arg,
-            serde: serde.attrs,
+            serde,
             docs: docs::parse(&typed.attrs, errors),
             wire_name,
             wire_span,

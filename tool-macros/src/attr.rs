@@ -349,9 +349,13 @@ pub struct ParamAttrs {
 /// `#[serde(alias = ..)]`, passed on to the field the arguments are read into.
 #[derive(Default)]
 pub struct ParamSerde {
-    pub attrs: Vec<Attribute>,
     /// Where one of them changes the wire form (`with`, `deserialize_with`).
     pub reads_otherwise: Option<Span>,
+    /// The function that reads the value: `path` of `deserialize_with = "path"`, or
+    /// `module::deserialize` of `with = "module"`.
+    pub deserialize_with: Option<syn::Path>,
+    /// The names of `alias = "..."`, read as the parameter's own.
+    pub aliases: Vec<String>,
 }
 
 /// Reads `#[arg(...)]` and `#[ctx]` from `attrs`.
@@ -415,16 +419,22 @@ fn read_serde_attr(attr: &Attribute, parsed: &mut ParamSerde, errors: &Errors) {
             };
             return Err(meta.error(format!("`#[serde({key})]` on a tool parameter: {instead}")));
         }
-        if key != "alias" {
-            parsed.reads_otherwise = Some(meta.path.span());
+        let value: syn::LitStr = meta.value()?.parse()?;
+        match key.as_str() {
+            "alias" => parsed.aliases.push(value.value()),
+            _ => {
+                parsed.reads_otherwise = Some(meta.path.span());
+                let mut path: syn::Path = value.parse()?;
+                if key == "with" {
+                    path.segments.push(syn::parse_quote!(deserialize));
+                }
+                parsed.deserialize_with = Some(path);
+            }
         }
-        // The value is serde's to read; skip it here.
-        let _: syn::Expr = meta.value()?.parse()?;
         Ok(())
     });
-    match result {
-        Ok(()) => parsed.attrs.push(attr.clone()),
-        Err(error) => errors.push(error),
+    if let Err(error) = result {
+        errors.push(error);
     }
 }
 

@@ -4,10 +4,12 @@
 //! Each function here is what one line of generated code expands to, so that the
 //! expansion stays small and the logic is written (and tested) once. One file per kit:
 //! `tool` (a `#[tool]` companion: its spec, reading its arguments, its output, the stub
-//! on error), `errors` (how a tool's `Err` becomes a `ToolError`), `constraints` (what
-//! `#[arg]` constraints apply to, and checking them on typed values), `output_schema`
-//! (the result type's schema, when it has one) and `derive` (`#[derive(ToolSchema)]`).
+//! on error), `args` (the names and absences the generated arguments reader needs),
+//! `errors` (how a tool's `Err` becomes a `ToolError`), `constraints` (what `#[arg]`
+//! constraints apply to, and checking them on typed values), `output_schema` (the result
+//! type's schema, when it has one) and `derive` (`#[derive(ToolSchema)]`).
 
+mod args;
 mod constraints;
 mod derive;
 mod errors;
@@ -40,6 +42,7 @@ pub fn from_schemars<T: SchemarsFeature + ?Sized>(_: &mut SchemaGenerator) -> se
     serde_json::Value::Bool(false)
 }
 
+pub use args::*;
 pub use constraints::*;
 pub use derive::*;
 pub use errors::*;

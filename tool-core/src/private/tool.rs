@@ -196,7 +196,7 @@ pub fn prepare<A: DeserializeOwned + Send + 'static>(
     match fast {
         Ok(parsed) if check(&parsed) && admit(spec, validator, args) => Ok(Prepared::new(parsed)),
         Ok(_) => Err(refuse(spec, validator, args, None)),
-        Err(_) => Err(refuse(spec, validator, args, Some(explain::<A>))),
+        Err(error) => Err(refuse(spec, validator, args, Some((explain::<A>, error)))),
     }
 }
 
@@ -243,15 +243,22 @@ fn admit(spec: &ToolSpec, validator: &'static OnceLock<Validator>, args: Argumen
     }
 }
 
-/// The error for refused arguments; `explain` gives the type's own message when the
-/// schema finds nothing wrong (only when serde itself refused).
+/// The type's own words for a value it refused ([`explain`] of the tool's arguments).
+type Explain = fn(&Value) -> Option<String>;
+
+/// The error for refused arguments. When serde itself refused and the schema finds
+/// nothing wrong, the model reads the type's own message (`explain`), or else serde's
+/// (a name sent twice, which a JSON value cannot even hold).
 fn refuse(
     spec: &ToolSpec,
     validator: &'static OnceLock<Validator>,
     args: Arguments<'_>,
-    explain: Option<fn(&Value) -> Option<String>>,
+    serde_refused: Option<(Explain, serde_json::Error)>,
 ) -> ToolError {
-    let explain = |value: &Value| explain.and_then(|explain| explain(value));
+    let explain = |value: &Value| {
+        let (explain, error) = serde_refused.as_ref()?;
+        Some(explain(value).unwrap_or_else(|| error.to_string()))
+    };
     crate::arguments::invalid_arguments(spec, validator_of(spec, validator), args, &explain)
 }
 

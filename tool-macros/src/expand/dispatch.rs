@@ -26,6 +26,7 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
         .collect();
 
     let mut fields = Vec::new();
+    let mut reader = Reader::default();
     let mut field_names = Vec::new();
     let mut checks = Vec::new();
     let mut context_lets = Vec::new();
@@ -44,18 +45,8 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
             context_types.push(quote!(_tw::ContextType::of::<#inner>()));
             continue;
         }
-        let wire = &param.wire_name;
-        let default = param.options.default.as_ref().map(|_| {
-            let path = default_fn_name(param).to_string();
-            quote!(#[serde(default = #path)])
-        });
-        let serde = &param.serde;
-        fields.push(quote! {
-            #[serde(rename = #wire)]
-            #default
-            #(#serde)*
-            #local: #ty
-        });
+        reader.field(param, local);
+        fields.push(quote!(#local: #ty));
         checks.push(constraint_check(&param.options, &quote!(&__tw_args.#local)));
         field_names.push(local);
     }
@@ -94,12 +85,13 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
         quote!(_tw::ToolFuture::ready((move || -> _tw::ToolOutcome { #body })()))
     };
 
+    let deserialize = reader.expand();
     let items = quote! {
-        #[derive(_tw::__private::serde::Deserialize)]
-        #[serde(crate = "_tw::__private::serde", deny_unknown_fields)]
         struct __TwArgs {
             #(#fields,)*
         }
+
+        #deserialize
 
         fn __tw_check(__tw_args: &__TwArgs) -> bool {
             #checks
@@ -131,6 +123,141 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
         #(#hooks)*
     };
     Dispatch { items, methods }
+}
+
+/// The arguments struct's `Deserialize`, written out rather than derived: a loop over
+/// the object's keys, each read as a parameter index by one seed shared by every tool
+/// (`FieldIndex`), and a `match`. serde's derive would add a field visitor and its
+/// helpers per tool; this keeps what each tool adds to a user's build small. Same reading
+/// as the derive with `deny_unknown_fields`: unknown and repeated names refused, an absent
+/// `Option` is `None`, `#[arg(default)]`, `#[serde(with | deserialize_with | alias)]`.
+#[derive(Default)]
+struct Reader {
+    /// `(name, index)` for every accepted name.
+    names: Vec<TokenStream>,
+    wire: Vec<String>,
+    slots: Vec<TokenStream>,
+    arms: Vec<TokenStream>,
+    inits: Vec<TokenStream>,
+    seeds: Vec<TokenStream>,
+}
+
+impl Reader {
+    fn field(&mut self, param: &crate::ast::Param<'_>, local: &syn::Ident) {
+        let index = self.wire.len();
+        let ty = param.ty;
+        let wire = &param.wire_name;
+        self.wire.push(wire.clone());
+        self.names.push(quote!((#wire, #index)));
+        for alias in &param.serde.aliases {
+            self.names.push(quote!((#alias, #index)));
+        }
+        self.slots.push(quote! {
+            let mut #local: ::core::option::Option<#ty> = ::core::option::Option::None;
+        });
+        let read = match &param.serde.deserialize_with {
+            Some(path) => {
+                let seed = format_ident!("__TwWith{}", index);
+                self.seeds.push(quote_spanned! {path.span()=>
+                    struct #seed;
+                    impl<'de> _tw::__private::serde::de::DeserializeSeed<'de> for #seed {
+                        type Value = #ty;
+                        fn deserialize<__D: _tw::__private::serde::Deserializer<'de>>(
+                            self,
+                            __d: __D,
+                        ) -> ::core::result::Result<#ty, __D::Error> {
+                            #path(__d)
+                        }
+                    }
+                });
+                quote!(_tw::__private::serde::de::MapAccess::next_value_seed(&mut __tw_map, #seed)?)
+            }
+            None => quote!(_tw::__private::serde::de::MapAccess::next_value::<#ty>(&mut __tw_map)?),
+        };
+        self.arms.push(quote! {
+            #index => {
+                if #local.is_some() {
+                    return ::core::result::Result::Err(_tw::__private::duplicate(#wire));
+                }
+                #local = ::core::option::Option::Some(#read);
+            }
+        });
+        let absent = match (&param.options.default, &param.serde.deserialize_with) {
+            (Some(_), _) => {
+                let default_fn = default_fn_name(param);
+                quote!(#default_fn())
+            }
+            // serde's derive: a value read by a function of its own must be sent.
+            (None, Some(_)) => quote! {
+                return ::core::result::Result::Err(
+                    _tw::__private::serde::de::Error::missing_field(#wire),
+                )
+            },
+            (None, None) => quote!(_tw::__private::missing::<#ty, __A::Error>(#wire)?),
+        };
+        self.inits.push(quote! {
+            #local: match #local {
+                ::core::option::Option::Some(__tw_value) => __tw_value,
+                ::core::option::Option::None => #absent,
+            }
+        });
+    }
+
+    fn expand(self) -> TokenStream {
+        let Reader {
+            names,
+            wire,
+            slots,
+            arms,
+            inits,
+            seeds,
+        } = self;
+        quote! {
+            #(#seeds)*
+
+            impl<'de> _tw::__private::serde::Deserialize<'de> for __TwArgs {
+                fn deserialize<__D: _tw::__private::serde::Deserializer<'de>>(
+                    __d: __D,
+                ) -> ::core::result::Result<Self, __D::Error> {
+                    __d.deserialize_map(__TwArgsVisitor)
+                }
+            }
+
+            struct __TwArgsVisitor;
+
+            impl<'de> _tw::__private::serde::de::Visitor<'de> for __TwArgsVisitor {
+                type Value = __TwArgs;
+
+                fn expecting(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    __f.write_str("an object of the tool's arguments")
+                }
+
+                fn visit_map<__A: _tw::__private::serde::de::MapAccess<'de>>(
+                    self,
+                    mut __tw_map: __A,
+                ) -> ::core::result::Result<__TwArgs, __A::Error> {
+                    const __TW_FIELDS: _tw::__private::FieldIndex = _tw::__private::FieldIndex {
+                        names: &[#(#names),*],
+                        wire: &[#(#wire),*],
+                    };
+                    #(#slots)*
+                    while let ::core::option::Option::Some(__tw_index) =
+                        _tw::__private::serde::de::MapAccess::next_key_seed(&mut __tw_map, __TW_FIELDS)?
+                    {
+                        match __tw_index {
+                            #(#arms)*
+                            _ => {
+                                _tw::__private::serde::de::MapAccess::next_value::<
+                                    _tw::__private::serde::de::IgnoredAny,
+                                >(&mut __tw_map)?;
+                            }
+                        }
+                    }
+                    ::core::result::Result::Ok(__TwArgs { #(#inits,)* })
+                }
+            }
+        }
+    }
 }
 
 /// The function's return value as `Result<ToolOutput, ToolError>`.

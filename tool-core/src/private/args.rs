@@ -1,0 +1,81 @@
+//! What a `#[tool]`'s generated arguments reader calls: the field names read as indices
+//! by one shared seed, an absent argument made `None` or refused. The generated
+//! `visit_map` is then a loop and a `match`, and the code that reads names exists once
+//! for all tools instead of once per tool (serde's derive writes a field visitor per
+//! struct).
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
+
+/// Reads an argument's name as the index of its parameter. `names` pairs every accepted
+/// name (wire names and aliases) with its index; `wire` lists the wire names for the
+/// error an unknown name gets (arguments are closed: `deny_unknown_fields`).
+#[derive(Clone, Copy)]
+pub struct FieldIndex {
+    pub names: &'static [(&'static str, usize)],
+    pub wire: &'static [&'static str],
+}
+
+impl<'de> DeserializeSeed<'de> for FieldIndex {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FieldIndex {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the name of an argument")
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
+        self.names
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|&(_, index)| index)
+            .ok_or_else(|| E::unknown_field(name, self.wire))
+    }
+
+    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<usize, E> {
+        match std::str::from_utf8(name) {
+            Ok(name) => self.visit_str(name),
+            Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(name), &self)),
+        }
+    }
+}
+
+/// An argument that was not sent: `None` for a type that reads an absent value so (an
+/// `Option`), else serde's "missing field" error.
+pub fn missing<'de, T: de::Deserialize<'de>, E: de::Error>(name: &'static str) -> Result<T, E> {
+    T::deserialize(Missing(name, PhantomData))
+}
+
+/// An argument sent twice.
+pub fn duplicate<E: de::Error>(name: &'static str) -> E {
+    E::duplicate_field(name)
+}
+
+struct Missing<E>(&'static str, PhantomData<E>);
+
+impl<'de, E: de::Error> Deserializer<'de> for Missing<E> {
+    type Error = E;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, E> {
+        Err(E::missing_field(self.0))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        visitor.visit_none()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+        byte_buf unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+}
