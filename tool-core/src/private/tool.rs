@@ -178,7 +178,7 @@ pub fn tool_spec(
 /// the tool's schema, reporting every problem.
 ///
 /// This is the one generic step per tool (the two deserializers); everything else is
-/// [`admit`] and [`refuse`], compiled once for all tools.
+/// `admit` and `refuse`, compiled once for all tools.
 pub fn prepare<A: DeserializeOwned + Send + 'static>(
     spec: &ToolSpec,
     validator: &'static OnceLock<Validator>,
