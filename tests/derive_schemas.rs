@@ -119,6 +119,18 @@ enum AdjacentlyTagged {
 #[test]
 fn adjacently_tagged_enum() {
     assert_json_snapshot!(schema::<AdjacentlyTagged>());
+    // A unit variant's content key may come, as `null` only (found by the agreement
+    // property test: `{"t": "Stop", "c": false}` passed the schema, serde refused it).
+    let validator =
+        toolwright::validate::Validator::for_arguments(&schema::<AdjacentlyTagged>()).unwrap();
+    for (value, valid) in [
+        (json!({"t": "Ping", "c": null}), true),
+        (json!({"t": "Ping", "c": false}), false),
+    ] {
+        assert_eq!(validator.is_valid(&value), valid, "validator: {value}");
+        let read = serde_json::from_value::<AdjacentlyTagged>(value.clone()).is_ok();
+        assert_eq!(read, valid, "serde: {value}");
+    }
     for value in [
         json!({"t": "Text", "c": "hi"}),
         json!({"t": "Ping"}),

@@ -141,9 +141,11 @@ pub fn adjacent_variant(
 ) -> Value {
     let mut object = ObjectSchema::new();
     object.property(tag, const_string(name), true);
-    if let Some(content) = content {
-        object.property(content_key, content, true);
-    }
+    match content {
+        Some(content) => object.property(content_key, content, true),
+        // A unit variant: serde reads its content key, when sent, as `()`, so only `null`.
+        None => object.property(content_key, serde_json::json!({"type": "null"}), false),
+    };
     Value::Object(object.build(deny_unknown_fields))
 }
 
