@@ -269,5 +269,45 @@ fn large_registry(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, valid_call, invalid_call, large_registry);
+/// Issue 14's scale figures: 10,000 tools built, looked up and rendered for a provider
+/// (definitions are lowered on every call today; a cache per dialect is not built yet),
+/// beside the same work for 100 tools in the same run.
+fn huge_registry(c: &mut Criterion) {
+    let mut group = c.benchmark_group("registry_10000_tools");
+    group.sample_size(10);
+    group.bench_function("build", |b| {
+        b.iter_batched(
+            || generated(10_000),
+            |tools| black_box(registry_of(tools)),
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    let huge = registry_of(generated(10_000));
+    let hundred = registry_of(generated(100));
+    group.bench_function("lookup in 10,000 tools", |b| {
+        b.iter(|| black_box(huge.get(black_box("tool_5000")).is_some()))
+    });
+    for dialect in [
+        toolwright::Dialect::OpenAiChat { strict: true },
+        toolwright::Dialect::Anthropic { strict: false },
+        toolwright::Dialect::Mcp,
+    ] {
+        group.bench_function(
+            format!("definitions, 10,000 tools, {}", dialect.slug()),
+            |b| b.iter(|| black_box(huge.definitions(dialect).unwrap().len())),
+        );
+        group.bench_function(format!("definitions, 100 tools, {}", dialect.slug()), |b| {
+            b.iter(|| black_box(hundred.definitions(dialect).unwrap().len()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    valid_call,
+    invalid_call,
+    large_registry,
+    huge_registry
+);
 criterion_main!(benches);
