@@ -307,3 +307,15 @@ fn enums_of_every_tagging_agree() {
     check_agreement(&ExternalShape);
     check_agreement(&FlatShape);
 }
+
+/// The same check when the arguments come as JSON text (parsed once into a value that
+/// serde and the validator both read).
+#[test]
+fn buffered_arguments_as_text_are_checked_too() {
+    let prepare = |json: &str| InternalShape.prepare(Arguments::Json(json)).is_ok();
+    assert!(prepare(r#"{"shape": {"kind": "quit"}}"#));
+    assert!(prepare(r#"{"shape": {"kind": "move", "x": 1, "y": 2}}"#));
+    assert!(!prepare(r#"{"shape": ["quit"]}"#), "serde alone reads this");
+    assert!(!prepare(r#"{"shape": {"kind": "move", "x": 1}}"#));
+    assert!(!prepare(r#"{"shape": "#), "not JSON");
+}

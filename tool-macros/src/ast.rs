@@ -123,13 +123,13 @@ impl<'a> Param<'a> {
         let attrs = parse_param_attrs(&typed.attrs, errors);
         let serde = parse_param_serde(&typed.attrs, errors);
         let options = &attrs.options;
-        if let Some(span) = serde.reads_otherwise
+        if let Some(with) = &serde.deserialize_with
             && options.schema_with.is_none()
             && options.schema_as.is_none()
             && options.schemars.is_none()
         {
-            errors.error_at(
-                span,
+            errors.error_spanned_by(
+                with,
                 "this parameter is read by another function than its type's `Deserialize`, so its type's schema may not describe what it reads: give the schema of the wire form with `#[arg(schema_with = path)]` or `#[arg(schema_as = Type)]`",
             );
         }

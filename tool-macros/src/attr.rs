@@ -349,8 +349,6 @@ pub struct ParamAttrs {
 /// `#[serde(alias = ..)]`, passed on to the field the arguments are read into.
 #[derive(Default)]
 pub struct ParamSerde {
-    /// Where one of them changes the wire form (`with`, `deserialize_with`).
-    pub reads_otherwise: Option<Span>,
     /// The function that reads the value: `path` of `deserialize_with = "path"`, or
     /// `module::deserialize` of `with = "module"`.
     pub deserialize_with: Option<syn::Path>,
@@ -423,7 +421,6 @@ fn read_serde_attr(attr: &Attribute, parsed: &mut ParamSerde, errors: &Errors) {
         match key.as_str() {
             "alias" => parsed.aliases.push(value.value()),
             _ => {
-                parsed.reads_otherwise = Some(meta.path.span());
                 let mut path: syn::Path = value.parse()?;
                 if key == "with" {
                     path.segments.push(syn::parse_quote!(deserialize));

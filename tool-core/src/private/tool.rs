@@ -185,6 +185,10 @@ pub fn prepare<A: DeserializeOwned + Send + 'static>(
     args: Arguments<'_>,
     check: fn(&A) -> bool,
 ) -> Result<Prepared, ToolError> {
+    // A tool reading buffered arguments checks them against the schema too: its JSON
+    // text is parsed once, into a value both serde and the validator read.
+    let buffered = buffered_value(spec, args);
+    let args = buffered.as_ref().map_or(args, Arguments::Value);
     let fast = match args {
         Arguments::Json(json) => {
             let mut deserializer = serde_json::Deserializer::from_str(json);
@@ -231,15 +235,22 @@ fn validator_of(spec: &ToolSpec, validator: &'static OnceLock<Validator>) -> &'s
 /// serde's buffered content, they must also meet the schema (serde reads a struct from
 /// an array there); every other tool's fast path is exact and skips this.
 fn admit(spec: &ToolSpec, validator: &'static OnceLock<Validator>, args: Arguments<'_>) -> bool {
-    if !spec.reads_buffered {
-        return true;
-    }
-    let validator = validator_of(spec, validator);
     match args {
-        Arguments::Value(value) => validator.is_valid(value),
-        Arguments::Json(json) => {
-            serde_json::from_str::<Value>(json).is_ok_and(|value| validator.is_valid(&value))
+        Arguments::Value(value) if spec.reads_buffered => {
+            validator_of(spec, validator).is_valid(value)
         }
+        // Text arguments of a buffered tool became a value in `prepare`; text that is
+        // not JSON never reached here.
+        _ => true,
+    }
+}
+
+/// The JSON text of a buffered tool's arguments as a value (see [`admit`]); `None` for
+/// every other tool and for text that is not JSON (the fast path then refuses it).
+fn buffered_value(spec: &ToolSpec, args: Arguments<'_>) -> Option<Value> {
+    match args {
+        Arguments::Json(json) if spec.reads_buffered => serde_json::from_str(json).ok(),
+        _ => None,
     }
 }
 

@@ -107,10 +107,10 @@ impl Format {
             Format::Uuid => regex(&UUID, UUID_PATTERN).is_match(text),
             Format::Uri => is_uri(text),
             Format::LocalDateTime => match text.split_once('T') {
-                Some((date, time)) => is_date(date) && is_partial_time(time, false),
+                Some((date, time)) => is_date(date) && partial_time(time, false).is_some(),
                 None => false,
             },
-            Format::LocalTime => is_partial_time(text, false),
+            Format::LocalTime => partial_time(text, false).is_some(),
         }
     }
 }
@@ -169,21 +169,19 @@ fn is_date_time(text: &str) -> bool {
     }
 }
 
-/// RFC 3339 `partial-time`, `HH:MM:SS[.frac]` (at most nine fraction digits), alone:
-/// seconds up to 59, or 60 when
-/// `leap_second` (the caller checks where a leap second may fall).
-fn is_partial_time(text: &str, leap_second: bool) -> bool {
+/// RFC 3339 `partial-time`, `HH:MM:SS[.frac]` (at most nine fraction digits), as its
+/// hour, minute and second: seconds up to 59, or 60 when `leap_second` (the caller
+/// checks where a leap second may fall).
+fn partial_time(text: &str, leap_second: bool) -> Option<(u32, u32, u32)> {
     let bytes = text.as_bytes();
     if bytes.len() < 8 || bytes[2] != b':' || bytes[5] != b':' {
-        return false;
+        return None;
     }
-    let (Some(hour), Some(minute), Some(second)) = (
-        digits(text, 2),
-        digits(&text[3..], 2),
-        digits(&text[6..], 2),
-    ) else {
-        return false;
-    };
+    let (hour, minute, second) = (
+        digits(text, 2)?,
+        digits(&text[3..], 2)?,
+        digits(&text[6..], 2)?,
+    );
     // At most nine fraction digits (nanoseconds): what Rust's date-time types store;
     // jiff refuses more, and RFC 3339 sets no limit.
     let fraction_ok = match text[8..].strip_prefix('.') {
@@ -192,7 +190,11 @@ fn is_partial_time(text: &str, leap_second: bool) -> bool {
         }
         None => text.len() == 8,
     };
-    fraction_ok && hour <= 23 && minute <= 59 && (second <= 59 || (leap_second && second == 60))
+    let valid = fraction_ok
+        && hour <= 23
+        && minute <= 59
+        && (second <= 59 || (leap_second && second == 60));
+    valid.then_some((hour, minute, second))
 }
 
 /// RFC 3339 `full-time`: `HH:MM:SS[.frac]` and `Z` or `±HH:MM`. A leap second (`:60`) is
@@ -202,14 +204,7 @@ fn is_time(text: &str) -> bool {
         return false;
     };
     let (partial, rest) = text.split_at(split);
-    if !is_partial_time(partial, true) {
-        return false;
-    }
-    let (Some(hour), Some(minute), Some(second)) = (
-        digits(partial, 2),
-        digits(&partial[3..], 2),
-        digits(&partial[6..], 2),
-    ) else {
+    let Some((hour, minute, second)) = partial_time(partial, true) else {
         return false;
     };
     let offset_minutes: i64 = match rest {

@@ -238,9 +238,7 @@ impl Target {
 
 #[cfg(test)]
 mod tests {
-    use super::{
-        ANTHROPIC_STRICT, GEMINI_PARAMETERS, NameRule, Nulls, OPENAI_STRICT, Objects, Refs, Rules,
-    };
+    use super::{ANTHROPIC_STRICT, GEMINI_PARAMETERS, Nulls, OPENAI_STRICT, Objects, Refs, Rules};
 
     /// The README's dialect table tells users what each target changes; these `Rules` tell
     /// the code. Every rule of a rewritten target must be stated in its row.
@@ -311,7 +309,7 @@ mod tests {
             if rules.refuses_root_any_of {
                 says("a root `anyOf`");
             }
-            if let Some((_, _, pattern)) = rules.property_names.map(|rule: NameRule| rule) {
+            if let Some((_, _, pattern)) = rules.property_names {
                 says(pattern);
             }
             if rules.limits.is_some() {
