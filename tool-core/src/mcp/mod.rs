@@ -46,8 +46,11 @@
 //! # }
 //! ```
 
+pub mod auth;
+mod http;
 mod logging;
-mod transport;
+mod messages;
+mod stdio;
 
 use std::sync::{Arc, Mutex};
 
@@ -64,10 +67,12 @@ use crate::context::Context;
 use crate::dispatch::ToolCall;
 use crate::error::ErrorKind;
 use crate::feedback::{self, Feedback, Level};
+use crate::policy::Caller;
 use crate::provider::Dialect;
 use crate::registry::{MissingContext, Registry};
 use crate::schema::lower::{LoweringError, Target};
 
+pub use http::{HttpLimits, HttpServer, shutdown_signal};
 pub use rmcp;
 
 /// The key in a `tools/call` request's `_meta` that carries the client's idempotency
@@ -211,12 +216,37 @@ impl McpServer {
         idempotency_key: Option<String>,
         sink: impl Fn(Feedback) + Send + Sync + 'static,
     ) -> Result<CallToolResult, ErrorData> {
+        self.call_in(&self.context, id, params, idempotency_key, sink)
+            .await
+    }
+
+    /// [`McpServer::call`] with `context` (the server's, or a request's over it).
+    async fn call_in(
+        &self,
+        context: &Context,
+        id: String,
+        params: CallToolRequestParams,
+        idempotency_key: Option<String>,
+        sink: impl Fn(Feedback) + Send + Sync + 'static,
+    ) -> Result<CallToolResult, ErrorData> {
         let arguments = Value::Object(params.arguments.unwrap_or_default());
         let mut call =
             ToolCall::new(id, params.name.into_owned(), arguments).with_origin(&*self.session);
         call.idempotency_key = idempotency_key;
-        let result = feedback::scope(sink, self.registry.dispatch(&self.context, call)).await;
+        let result = feedback::scope(sink, self.registry.dispatch(context, call)).await;
         Self::render(&result)
+    }
+
+    /// The context a request's calls see: the server's, with the caller its bearer
+    /// token authenticated over it (Streamable HTTP with a
+    /// [`ResourceServer`](auth::ResourceServer)).
+    fn request_context(&self, request: &RequestContext<RoleServer>) -> Option<Context> {
+        let caller = request
+            .extensions
+            .get::<hyper::http::request::Parts>()?
+            .extensions
+            .get::<Caller>()?;
+        Some(Context::over(self.context.clone()).with(caller.clone()))
     }
 
     /// The MCP answer for `result`: the unknown-tool protocol error, or a result.
@@ -267,9 +297,16 @@ impl McpServer {
         // Feedback leaves the tool through a channel and reaches the client in order,
         // before the result.
         let (send, mut feedback) = tokio::sync::mpsc::unbounded_channel();
-        let call = self.call(id, request, key, move |message| {
-            let _ = send.send(message);
-        });
+        let request_context = self.request_context(&context);
+        let call = self.call_in(
+            request_context.as_ref().unwrap_or(&self.context),
+            id,
+            request,
+            key,
+            move |message| {
+                let _ = send.send(message);
+            },
+        );
         let forward = async {
             while let Some(message) = feedback.recv().await {
                 notify(&context, progress_token.as_ref(), log_level, message).await;
@@ -283,7 +320,11 @@ impl McpServer {
     }
 
     /// Answers [`RESUME_METHOD`]: the decision on a ticket, run like a `tools/call`.
-    async fn resume(&self, params: Option<&Value>) -> Result<CallToolResult, ErrorData> {
+    async fn resume(
+        &self,
+        context: &Context,
+        params: Option<&Value>,
+    ) -> Result<CallToolResult, ErrorData> {
         #[derive(serde::Deserialize)]
         struct Resume {
             ticket: crate::approval::ApprovalTicket,
@@ -307,7 +348,7 @@ impl McpServer {
                     None,
                 )
             })?;
-        let result = self.registry.resume(&self.context, &ticket, decision).await;
+        let result = self.registry.resume(context, &ticket, decision).await;
         Self::render(&result)
     }
 }
@@ -450,16 +491,18 @@ impl ServerHandler for McpServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         if self.client_approval && request.method == RESUME_METHOD {
-            let result = self.resume(request.params.as_ref()).await?;
+            let request_context = self.request_context(&context);
+            let context = request_context.as_ref().unwrap_or(&self.context);
+            let result = self.resume(context, request.params.as_ref()).await?;
             return serde_json::to_value(result)
                 .map(CustomResult)
                 .map_err(|error| ErrorData::internal_error(error.to_string(), None));
         }
         Err(
-            transport::malformed_params(&request.method, request.params.as_ref()).unwrap_or_else(
+            messages::malformed_params(&request.method, request.params.as_ref()).unwrap_or_else(
                 || ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None),
             ),
         )

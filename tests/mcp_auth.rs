@@ -1,0 +1,397 @@
+//! OAuth on MCP's Streamable HTTP transport, against a real issuer: `scripts/oauth-issuer`
+//! (a Python program on loopback that publishes its keys and mints tokens, run in the
+//! virtualenv `scripts/python-env` makes). Every kind of bad token gets 401 with its
+//! challenge; a valid one becomes the caller, whose scopes each tool's `scopes` checks;
+//! the issuer rotates its key mid-test.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolwright::mcp::auth::{JwtValidator, ResourceServer};
+use toolwright::mcp::{HttpServer, McpServer};
+use toolwright::policy::Caller;
+use toolwright::{Context, Registry, ToolError, tool};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Who is calling, as the server sees it.
+#[tool(effect = "read_only")]
+fn whoami(#[ctx] caller: &Caller) -> String {
+    format!(
+        "{} holding [{}]",
+        caller.id,
+        caller.scopes.iter().cloned().collect::<Vec<_>>().join(" ")
+    )
+}
+
+/// Refund an order.
+#[tool(effect = "write", scopes = ["payments:write"])]
+fn refund(
+    /// The order, like `A-1`.
+    order: String,
+) -> Result<String, ToolError> {
+    Ok(format!("refunded {order}"))
+}
+
+/// The issuer, running until dropped.
+struct Issuer {
+    child: Child,
+    url: String,
+}
+
+impl Issuer {
+    fn start() -> Self {
+        let setup = Command::new(Path::new(ROOT).join("scripts/python-env"))
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("scripts/python-env runs");
+        assert!(
+            setup.status.success(),
+            "scripts/python-env could not create the virtualenv"
+        );
+        let python = String::from_utf8(setup.stdout).expect("a path");
+        let mut child = Command::new(python.trim())
+            .arg(Path::new(ROOT).join("scripts/oauth-issuer"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the issuer starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .expect("the issuer prints its URL");
+        let url = line
+            .strip_prefix("issuer ")
+            .expect("`issuer URL`")
+            .trim()
+            .to_owned();
+        Issuer { child, url }
+    }
+
+    fn post(&self, path: &str, body: &str, content_type: &str) -> Value {
+        let mut response = ureq::post(&format!("{}{path}", self.url))
+            .header("Content-Type", content_type)
+            .send(body)
+            .expect("the issuer answers");
+        serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap()
+    }
+
+    /// A token with exactly `spec`'s claims (see scripts/oauth-issuer, `/mint`).
+    fn mint(&self, spec: Value) -> String {
+        self.post("/mint", &spec.to_string(), "application/json")["access_token"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+}
+
+impl Drop for Issuer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What the MCP server answered.
+struct Answer {
+    status: u16,
+    challenge: Option<String>,
+    body: Value,
+}
+
+fn post(url: &str, token: Option<&str>, body: &Value) -> Answer {
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .new_agent();
+    let mut request = agent
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28");
+    if let Some(method) = body["method"].as_str() {
+        request = request.header("Mcp-Method", method);
+    }
+    if let Some(name) = body["params"]["name"].as_str() {
+        request = request.header("Mcp-Name", name);
+    }
+    if let Some(token) = token {
+        request = request.header("Authorization", &format!("Bearer {token}"));
+    }
+    let mut response = request.send(body.to_string()).expect("the server answers");
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .map(|value| value.to_str().unwrap().to_owned());
+    let status = response.status().as_u16();
+    let text = response.body_mut().read_to_string().unwrap();
+    Answer {
+        status,
+        challenge,
+        body: serde_json::from_str(&text).unwrap_or(Value::Null),
+    }
+}
+
+fn call(id: u64, tool: &str, arguments: Value) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {
+            "name": tool, "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "auth-test", "version": "1"},
+            },
+        },
+    })
+}
+
+fn text(answer: &Answer) -> &str {
+    answer.body["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+/// The MCP server with OAuth, on a loopback port, in a runtime of its own. Returns the
+/// `/mcp` URL.
+fn serve(runtime: &tokio::runtime::Runtime, issuer: &str, challenge: bool) -> String {
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let resource = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let registry = Registry::new().with(Whoami).with(Refund);
+    // Requests without a token never reach a tool; this caller is shadowed by the token's.
+    let context = Context::new().with(Caller::new("nobody", [] as [&str; 0]));
+    let server = McpServer::new(registry, context).unwrap();
+    let validator = JwtValidator::new(issuer, &resource, format!("{issuer}/jwks"))
+        .with_key_refresh(Duration::from_secs(600), Duration::ZERO);
+    let mut auth = ResourceServer::new(&resource, [issuer], validator);
+    if !challenge {
+        auth = auth.without_scope_challenge();
+    }
+    runtime.spawn(HttpServer::new(server).with_auth(auth).serve(listener));
+    resource
+}
+
+#[test]
+fn bearer_tokens_become_the_caller_and_bad_ones_get_their_challenge() {
+    let issuer = Issuer::start();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let url = serve(&runtime, &issuer.url, true);
+    let metadata_url = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+
+    // The protected-resource metadata, where RFC 9728 puts it for a path-suffixed resource.
+    let metadata: Value = serde_json::from_str(
+        &ureq::get(&metadata_url)
+            .call()
+            .unwrap()
+            .body_mut()
+            .read_to_string()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(metadata["resource"], url.as_str());
+    assert_eq!(metadata["authorization_servers"], json!([issuer.url]));
+    assert_eq!(metadata["scopes_supported"], json!(["payments:write"]));
+
+    // No token: 401, pointing at the metadata.
+    let answer = post(&url, None, &call(1, "whoami", json!({})));
+    assert_eq!(answer.status, 401);
+    let challenge = answer.challenge.expect("a WWW-Authenticate header");
+    assert_eq!(
+        challenge,
+        format!("Bearer resource_metadata=\"{metadata_url}\"")
+    );
+    assert!(
+        answer.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("bearer token")
+    );
+
+    // A token from the issuer's token endpoint (client credentials, for this resource).
+    let form = format!(
+        "grant_type=client_credentials&client_id=client-7&scope=reports:read&resource={url}"
+    );
+    let granted = issuer.post("/token", &form, "application/x-www-form-urlencoded");
+    let token = granted["access_token"].as_str().unwrap();
+    let answer = post(&url, Some(token), &call(2, "whoami", json!({})));
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(text(&answer), "client-7 holding [reports:read]");
+
+    // A valid token without the tool's scope: the tool's denied result, with the 403
+    // challenge naming the scope the tool needs.
+    let answer = post(
+        &url,
+        Some(token),
+        &call(3, "refund", json!({"order": "A-1"})),
+    );
+    assert_eq!(answer.status, 403);
+    assert_eq!(answer.body["result"]["isError"], true);
+    assert!(text(&answer).contains("payments:write"), "{}", answer.body);
+    let challenge = answer.challenge.expect("a WWW-Authenticate header");
+    assert!(
+        challenge.contains("error=\"insufficient_scope\""),
+        "{challenge}"
+    );
+    assert!(
+        challenge.contains("scope=\"payments:write\""),
+        "{challenge}"
+    );
+    assert!(
+        challenge.contains(&format!("resource_metadata=\"{metadata_url}\"")),
+        "{challenge}"
+    );
+
+    // With the scope, the tool runs.
+    let writer = issuer.mint(json!({"sub": "ops", "scope": "payments:write", "aud": url}));
+    let answer = post(
+        &url,
+        Some(&writer),
+        &call(4, "refund", json!({"order": "A-1"})),
+    );
+    assert_eq!(
+        (answer.status, text(&answer)),
+        (200, "refunded A-1"),
+        "{}",
+        answer.body
+    );
+    // Scopes as an `scp` array work too.
+    let scp = issuer.mint(json!({"sub": "ops2", "scp": ["payments:write"], "aud": url}));
+    let answer = post(
+        &url,
+        Some(&scp),
+        &call(5, "refund", json!({"order": "A-2"})),
+    );
+    assert_eq!(answer.status, 200, "{}", answer.body);
+
+    // Every kind of bad token: 401, invalid_token, and a description that says why.
+    let good = json!({"sub": "mallory", "scope": "payments:write", "aud": url});
+    let with = |change: Value| {
+        let mut spec = good.clone();
+        spec.as_object_mut()
+            .unwrap()
+            .extend(change.as_object().unwrap().clone());
+        issuer.mint(spec)
+    };
+    let bad = [
+        ("expired", with(json!({"exp_in": -120})), "expired"),
+        (
+            "not yet valid",
+            with(json!({"nbf_in": 600})),
+            "not valid yet",
+        ),
+        (
+            "another audience",
+            with(json!({"aud": "https://other.example/mcp"})),
+            "another resource",
+        ),
+        (
+            "another issuer",
+            with(json!({"iss": "https://evil.example"})),
+            "another issuer",
+        ),
+        ("unsigned", with(json!({"alg": "none"})), "not a signed JWT"),
+        (
+            "tampered",
+            with(json!({"tamper": true})),
+            "signature does not verify",
+        ),
+        (
+            "unknown key",
+            with(json!({"kid": "made-up"})),
+            "does not publish",
+        ),
+        (
+            "oversized",
+            with(json!({"pad": 12000})),
+            "larger than this server accepts",
+        ),
+        ("not a JWT", "hello".to_owned(), "not a signed JWT"),
+        ("a forged shape", "a.b.c".to_owned(), "not a signed JWT"),
+    ];
+    for (what, token, why) in bad {
+        let answer = post(
+            &url,
+            Some(&token),
+            &call(6, "refund", json!({"order": "A-3"})),
+        );
+        assert_eq!(answer.status, 401, "{what}: {}", answer.body);
+        let challenge = answer.challenge.unwrap_or_default();
+        assert!(
+            challenge.contains("error=\"invalid_token\""),
+            "{what}: {challenge}"
+        );
+        assert!(
+            challenge.contains(why),
+            "{what}: expected {why:?} in {challenge}"
+        );
+        assert!(
+            challenge.contains("resource_metadata="),
+            "{what}: {challenge}"
+        );
+        assert!(
+            !challenge.contains(&token),
+            "{what}: the challenge repeats the token"
+        );
+        assert!(
+            !answer.body.to_string().contains(&token),
+            "{what}: the body repeats the token"
+        );
+    }
+    // A token in another scheme, or malformed, is not a bearer token.
+    for header in ["Basic dXNlcjpwYXNz", "Bearer", "Bearer a b"] {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .new_agent();
+        let response = agent
+            .post(&url)
+            .header("Content-Type", "application/json")
+            .header("Authorization", header)
+            .send(call(7, "whoami", json!({})).to_string())
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 401, "{header}");
+    }
+
+    // The issuer rotates its key: tokens signed with the new one are accepted (the server
+    // fetches the key set again for the kid it does not hold).
+    issuer.post("/rotate", "", "application/json");
+    let rotated = issuer.mint(json!({"sub": "after-rotation", "scope": "", "aud": url}));
+    let answer = post(&url, Some(&rotated), &call(8, "whoami", json!({})));
+    assert_eq!(
+        (answer.status, text(&answer)),
+        (200, "after-rotation holding []"),
+        "{}",
+        answer.body
+    );
+}
+
+#[test]
+fn without_the_scope_challenge_a_lacking_scope_is_the_denied_result_alone() {
+    let issuer = Issuer::start();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let url = serve(&runtime, &issuer.url, false);
+    let token = issuer.mint(json!({"sub": "reader", "scope": "reports:read", "aud": url}));
+    let answer = post(
+        &url,
+        Some(&token),
+        &call(1, "refund", json!({"order": "A-1"})),
+    );
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.challenge, None);
+    assert_eq!(answer.body["result"]["isError"], true);
+    let error: Value = serde_json::from_str(text(&answer)).unwrap();
+    assert_eq!(error["error"], "denied", "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("payments:write"),
+        "{error}"
+    );
+}

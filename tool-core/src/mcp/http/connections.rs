@@ -1,0 +1,312 @@
+//! The open connections of the HTTP transport: what each is doing (waiting for its
+//! client, or serving a request), when its wait ends, and what closes it: its own
+//! timeout, the cap on connections (the one that has waited longest makes room), or
+//! shutdown.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context as TaskContext, Poll};
+
+use http_body_util::combinators::BoxBody;
+use hyper::body::{Body, Bytes, Frame, SizeHint};
+use rustc_hash::FxHashMap;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::sync::{Notify, watch};
+use tokio::time::Instant;
+
+use super::limits::HttpLimits;
+
+/// Where the server is in its life: shutdown first drains, then closes what is left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Stage {
+    Serving,
+    /// No new requests; running ones may finish.
+    Draining,
+    /// The grace period is over: running calls are answered with the shutdown error.
+    Closing,
+}
+
+/// Every open connection, by id.
+pub(super) struct Connections {
+    limits: HttpLimits,
+    open: Mutex<FxHashMap<u64, Arc<Connection>>>,
+    next_id: AtomicU64,
+    stage: watch::Sender<Stage>,
+    /// Told when the last connection closes.
+    emptied: Notify,
+}
+
+/// One connection's state, shared by its task, its reader and its requests.
+pub(super) struct Connection {
+    id: u64,
+    phase: Mutex<Phase>,
+    /// Woken when the phase gives a new deadline, or when the connection must close.
+    wake: Notify,
+    /// Set when the connection is closed to make room.
+    evicted: AtomicBool,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Phase {
+    /// Accepted at this instant; no request yet.
+    Fresh(Instant),
+    /// The first bytes of the next request head arrived at this instant.
+    Head(Instant),
+    /// The last response was handed over at this instant: a keep-alive wait.
+    Idle(Instant),
+    /// Serving this many requests (their bodies included, until sent).
+    Busy(u32),
+}
+
+impl Connections {
+    pub(super) fn new(limits: HttpLimits) -> Arc<Self> {
+        Arc::new(Connections {
+            limits,
+            open: Mutex::default(),
+            next_id: AtomicU64::new(0),
+            stage: watch::Sender::new(Stage::Serving),
+            emptied: Notify::new(),
+        })
+    }
+
+    pub(super) fn limits(&self) -> &HttpLimits {
+        &self.limits
+    }
+
+    pub(super) fn stage(&self) -> Stage {
+        *self.stage.borrow()
+    }
+
+    pub(super) fn watch_stage(&self) -> watch::Receiver<Stage> {
+        self.stage.subscribe()
+    }
+
+    pub(super) fn set_stage(&self, stage: Stage) {
+        self.stage.send_replace(stage);
+    }
+
+    pub(super) fn len(&self) -> usize {
+        lock(&self.open).len()
+    }
+
+    /// A new connection, accepted now. At the cap, the open connection that has waited
+    /// longest for its client is closed to make room; `None` when every open connection
+    /// is serving a request (the new one is then refused).
+    pub(super) fn admit(self: &Arc<Self>) -> Option<Arc<Connection>> {
+        let mut open = lock(&self.open);
+        if open.len() >= self.limits.max_connections {
+            let longest = open
+                .values()
+                .filter_map(|connection| Some((connection.waiting_since()?, connection)))
+                .min_by_key(|(since, _)| *since)
+                .map(|(_, connection)| connection.clone())?;
+            open.remove(&longest.id);
+            longest.evicted.store(true, Ordering::Release);
+            longest.wake.notify_one();
+            tracing::debug!(
+                connection = longest.id,
+                "closing the connection that waited longest, to make room"
+            );
+        }
+        let connection = Arc::new(Connection {
+            id: self.next_id.fetch_add(1, Ordering::Relaxed),
+            phase: Mutex::new(Phase::Fresh(Instant::now())),
+            wake: Notify::new(),
+            evicted: AtomicBool::new(false),
+        });
+        open.insert(connection.id, connection.clone());
+        Some(connection)
+    }
+
+    /// Forgets `connection` (its task ended).
+    pub(super) fn release(&self, connection: &Connection) {
+        let mut open = lock(&self.open);
+        open.remove(&connection.id);
+        if open.is_empty() {
+            self.emptied.notify_waiters();
+        }
+    }
+
+    /// Waits until no connection is open.
+    pub(super) async fn until_empty(&self) {
+        loop {
+            let emptied = self.emptied.notified();
+            if self.len() == 0 {
+                return;
+            }
+            emptied.await;
+        }
+    }
+
+    /// Closes every open connection now.
+    pub(super) fn close_all(&self) {
+        for connection in lock(&self.open).values() {
+            connection.evicted.store(true, Ordering::Release);
+            connection.wake.notify_one();
+        }
+    }
+}
+
+impl Connection {
+    /// When this connection's wait for its client ends, `None` while it serves.
+    pub(super) fn deadline(&self, limits: &HttpLimits) -> Option<Instant> {
+        match *lock(&self.phase) {
+            Phase::Fresh(since) | Phase::Head(since) => Some(since + limits.header_read_timeout),
+            Phase::Idle(since) => Some(since + limits.idle_timeout),
+            Phase::Busy(_) => None,
+        }
+    }
+
+    fn waiting_since(&self) -> Option<Instant> {
+        match *lock(&self.phase) {
+            Phase::Fresh(since) | Phase::Head(since) | Phase::Idle(since) => Some(since),
+            Phase::Busy(_) => None,
+        }
+    }
+
+    pub(super) fn evicted(&self) -> bool {
+        self.evicted.load(Ordering::Acquire)
+    }
+
+    /// Waits for a change worth looking at the deadline again for.
+    pub(super) async fn changed(&self) {
+        self.wake.notified().await;
+    }
+
+    /// Bytes arrived: an idle connection starts its next request head, whose own
+    /// (shorter) timeout now runs.
+    fn received(&self) {
+        let mut phase = lock(&self.phase);
+        if let Phase::Idle(_) = *phase {
+            *phase = Phase::Head(Instant::now());
+            drop(phase);
+            self.wake.notify_one();
+        }
+    }
+
+    /// A request's head is in: the connection serves until the returned guard drops.
+    pub(super) fn begin(self: &Arc<Self>) -> Busy {
+        let mut phase = lock(&self.phase);
+        *phase = match *phase {
+            Phase::Busy(count) => Phase::Busy(count + 1),
+            _ => Phase::Busy(1),
+        };
+        Busy(self.clone())
+    }
+}
+
+/// A request being served; dropping it (with the response's body, once sent) makes the
+/// connection wait for its client again.
+pub(super) struct Busy(Arc<Connection>);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let mut phase = lock(&self.0.phase);
+        *phase = match *phase {
+            Phase::Busy(count) if count > 1 => Phase::Busy(count - 1),
+            _ => Phase::Idle(Instant::now()),
+        };
+        drop(phase);
+        self.0.wake.notify_one();
+    }
+}
+
+/// A response body that holds what its request holds (the connection's busy mark, a
+/// place among the calls in flight) until it has been sent: a tool streaming progress
+/// is still being served.
+pub(super) struct Held<T> {
+    body: BoxBody<Bytes, std::convert::Infallible>,
+    _held: T,
+}
+
+impl<T> Held<T> {
+    pub(super) fn new(body: BoxBody<Bytes, std::convert::Infallible>, held: T) -> Self {
+        Held { body, _held: held }
+    }
+}
+
+impl<T: Unpin> Body for Held<T> {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// A connection's socket, telling the connection when bytes arrive.
+pub(super) struct Tracked {
+    stream: TcpStream,
+    connection: Arc<Connection>,
+}
+
+impl Tracked {
+    pub(super) fn new(stream: TcpStream, connection: Arc<Connection>) -> Self {
+        Tracked { stream, connection }
+    }
+}
+
+impl AsyncRead for Tracked {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let read = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if matches!(read, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.connection.received();
+        }
+        read
+    }
+}
+
+impl AsyncWrite for Tracked {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -1,0 +1,90 @@
+//! The JSON-RPC messages both transports read and the errors they answer with: what
+//! the SDK would drop (a line that is not JSON), answer without the request's id (a
+//! request it cannot read) or with a bare HTTP 415 still gets a JSON-RPC error the client
+//! can match to its request.
+
+use rmcp::model::{ClientJsonRpcMessage, ErrorData};
+use serde_json::{Value, json};
+
+use crate::validate::json::{show, type_name};
+
+/// The largest message either transport reads, a line on stdio or a request body over
+/// HTTP: 16 MiB, rmcp's own line limit. Larger ones get a JSON-RPC error; arguments
+/// within it but over the registry's argument limit get an `invalid_arguments` result.
+pub(crate) const MAX_MESSAGE_BYTES: usize = 16 << 20;
+
+pub(super) fn too_large() -> ErrorData {
+    ErrorData::invalid_request(
+        format!("Invalid request: the message is larger than {MAX_MESSAGE_BYTES} bytes"),
+        None,
+    )
+}
+
+pub(super) fn error_reply(id: Value, error: ErrorData) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": error})
+}
+
+/// The message in `bytes`, or why it is none: `Err(Some(reply))` is the JSON-RPC error
+/// to send (not JSON: -32700, id null; a request the SDK cannot read: -32602 or -32600
+/// with its id), `Err(None)` JSON with no id to answer (a notification or response of
+/// another protocol, ignored as the SDK ignores it).
+pub(super) fn read_message(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Option<Value>> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let error = match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
+        Ok(message) => return Ok(message),
+        Err(error) => error,
+    };
+    let value: Value = match serde_json::from_slice(bytes) {
+        Ok(value) => value,
+        Err(error) => {
+            let error = ErrorData::parse_error(format!("Parse error: {error}"), None);
+            return Err(Some(error_reply(Value::Null, error)));
+        }
+    };
+    let Some(id) = value
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number())
+    else {
+        return Err(None);
+    };
+    let error = match value.get("method").and_then(Value::as_str) {
+        Some(method) if value.get("params").is_some() => {
+            ErrorData::invalid_params(format!("Invalid params for {method}: {error}"), None)
+        }
+        _ => ErrorData::invalid_request(format!("Invalid request: {error}"), None),
+    };
+    Err(Some(error_reply(id.clone(), error)))
+}
+
+/// The error of a request for a method this server serves whose params the SDK could
+/// not read: it arrives as a "custom" request, which would be answered "method not
+/// found". `None` for a method this server does not serve.
+pub(crate) fn malformed_params(method: &str, params: Option<&Value>) -> Option<ErrorData> {
+    if !matches!(method, "tools/call" | "tools/list") {
+        return None;
+    }
+    let message = match params.and_then(|params| params.get("arguments")) {
+        Some(arguments) if method == "tools/call" && !arguments.is_object() => format!(
+            "Invalid params: tools/call `arguments` must be a JSON object, got {} {}",
+            type_name(arguments),
+            show(arguments)
+        ),
+        _ => format!("Invalid params for {method}: the params do not have the shape it takes"),
+    };
+    Some(ErrorData::invalid_params(message, None))
+}
+
+/// The id of the request in `bytes`, `null` when it has none or is not JSON: for an
+/// error the transport answers itself (too many calls, shutting down).
+pub(super) fn request_id(bytes: &[u8]) -> Value {
+    #[derive(serde::Deserialize)]
+    struct Id {
+        #[serde(default)]
+        id: Value,
+    }
+    serde_json::from_slice::<Id>(bytes)
+        .map(|request| request.id)
+        .ok()
+        .filter(|id| id.is_string() || id.is_number())
+        .unwrap_or(Value::Null)
+}

@@ -1,0 +1,136 @@
+//! The stdio transport: newline-delimited JSON-RPC on a pair of streams. Each line is
+//! parsed once, here; a line that is not JSON or too long gets a JSON-RPC error.
+
+use std::io;
+use std::sync::Arc;
+
+use rmcp::ServiceExt as _;
+use rmcp::model::ServerJsonRpcMessage;
+use serde_json::Value;
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader,
+};
+
+use super::McpServer;
+use super::messages::{MAX_MESSAGE_BYTES, error_reply, read_message, too_large};
+
+impl McpServer {
+    /// Serves on standard input and output until the client closes standard input.
+    /// Log to standard error: standard output carries only protocol messages.
+    pub async fn serve_stdio(self) -> io::Result<()> {
+        self.serve_streams(tokio::io::stdin(), tokio::io::stdout())
+            .await
+    }
+
+    /// Serves newline-delimited JSON-RPC read from `input`, answering on `output`, until
+    /// `input` ends (stdio is this on the process's own streams). Each line is parsed
+    /// once, here: the SDK receives messages, not text.
+    pub async fn serve_streams<R, W>(self, input: R, output: W) -> io::Result<()>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        // One writer for the SDK's replies and the reader's, so lines never interleave.
+        let output = Arc::new(tokio::sync::Mutex::new(output));
+        let replies = futures_util::sink::unfold(
+            output.clone(),
+            |output, message: ServerJsonRpcMessage| async move {
+                write_line(&output, &message).await?;
+                Ok::<_, io::Error>(output)
+            },
+        );
+        let requests = futures_util::stream::unfold(
+            (BufReader::new(input), output),
+            |(mut input, output)| async move {
+                loop {
+                    let reply = match read_line(&mut input, MAX_MESSAGE_BYTES).await {
+                        Ok(Line::End) => return None,
+                        Err(error) => {
+                            tracing::debug!(%error, "reading the MCP input failed");
+                            return None;
+                        }
+                        Ok(Line::TooLong) => Some(error_reply(Value::Null, too_large())),
+                        Ok(Line::Complete(line)) if line.trim_ascii().is_empty() => None,
+                        Ok(Line::Complete(line)) => match read_message(&line) {
+                            Ok(message) => return Some((message, (input, output))),
+                            Err(reply) => reply,
+                        },
+                    };
+                    if let Some(reply) = reply
+                        && write_line(&output, &reply).await.is_err()
+                    {
+                        return None;
+                    }
+                }
+            },
+        );
+        match self
+            .new_session()
+            .serve((Box::pin(replies), Box::pin(requests)))
+            .await
+        {
+            Ok(running) => running.waiting().await.map(drop).map_err(io::Error::other),
+            // The client left before its first request: nothing to serve.
+            Err(error) => {
+                tracing::debug!(%error, "the MCP session ended before it started");
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Writes one message and its newline.
+async fn write_line<W: AsyncWrite + Unpin, T: serde::Serialize>(
+    output: &tokio::sync::Mutex<W>,
+    message: &T,
+) -> io::Result<()> {
+    let mut line = serde_json::to_vec(message).map_err(io::Error::other)?;
+    line.push(b'\n');
+    let mut output = output.lock().await;
+    output.write_all(&line).await?;
+    output.flush().await
+}
+
+enum Line {
+    Complete(Vec<u8>),
+    TooLong,
+    End,
+}
+
+/// The next line without its newline, holding at most `max` bytes of it in memory.
+async fn read_line<R: AsyncBufRead + Unpin>(input: &mut R, max: usize) -> io::Result<Line> {
+    let mut line = Vec::new();
+    let mut too_long = false;
+    loop {
+        let buffer = input.fill_buf().await?;
+        if buffer.is_empty() {
+            return Ok(match (too_long, line.is_empty()) {
+                (true, _) => Line::TooLong,
+                (false, true) => Line::End,
+                // A last line without its newline is still a message.
+                (false, false) => Line::Complete(line),
+            });
+        }
+        let newline = buffer.iter().position(|&byte| byte == b'\n');
+        let chunk = &buffer[..newline.unwrap_or(buffer.len())];
+        if !too_long && line.len() + chunk.len() > max {
+            too_long = true;
+            line = Vec::new();
+        }
+        if !too_long {
+            line.extend_from_slice(chunk);
+        }
+        let used = newline.map_or(buffer.len(), |at| at + 1);
+        input.consume(used);
+        if newline.is_some() {
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            return Ok(if too_long {
+                Line::TooLong
+            } else {
+                Line::Complete(line)
+            });
+        }
+    }
+}
