@@ -27,6 +27,24 @@
 //!   line appended to PATH (to watch replicas pay once); payouts over 1,000 wait for a
 //!   person.
 //! - `--client-approval`: clients may decide tickets (`toolwright/resume`).
+//!
+//! On the open internet, with OAuth (feature `oauth`): every request needs a bearer token
+//! from the issuer, for this resource; the token's subject and scopes are the caller.
+//!
+//! ```sh
+//! cargo run --example mcp_server --features mcp,oauth -- --http 0.0.0.0:8765 \
+//!     --oauth-issuer https://auth.example.com --resource https://tools.example.com/mcp
+//! ```
+//!
+//! - `--oauth-issuer URL`: the authorization server (its key set is found through its
+//!   RFC 8414 metadata); `--resource URL`: the URL clients dial (default: the bound
+//!   address's `/mcp`).
+//! - `--max-connections N`, `--max-in-flight N`, `--header-timeout-ms N`,
+//!   `--body-timeout-ms N`, `--idle-timeout-ms N`, `--shutdown-grace-ms N`: the HTTP
+//!   limits (`toolwright::mcp::HttpLimits`; defaults in the README).
+//!
+//! SIGTERM or Ctrl-C stops it gracefully: no new requests, calls in flight finish within
+//! the grace period, those still running get a shutdown error.
 
 mod tools;
 
@@ -41,7 +59,7 @@ use std::time::Duration;
 use setup::{coding_context, coding_registry, scratch_workspace};
 use tools::{ConvertTemperature, Notes, SaveNote, SearchNotes};
 use toolwright::idempotency::{Idempotency, IdempotencyStore, MemoryStore};
-use toolwright::mcp::McpServer;
+use toolwright::mcp::{HttpLimits, HttpServer, McpServer, shutdown_signal};
 use toolwright::policy::AllowAll;
 use toolwright::{ToolError, ToolSettings, tool};
 
@@ -109,6 +127,27 @@ async fn open_store(store: &str) -> Result<Box<dyn IdempotencyStore>, String> {
     ));
 }
 
+/// Bearer tokens of `issuer` for `resource`, checked against the issuer's published keys.
+#[cfg(feature = "oauth")]
+async fn oauth(
+    issuer: &str,
+    resource: &str,
+) -> Result<toolwright::mcp::auth::ResourceServer, String> {
+    use toolwright::mcp::auth::{JwtValidator, ResourceServer};
+    let validator = JwtValidator::discover(issuer, resource)
+        .await
+        .map_err(|e| format!("--oauth-issuer {issuer}: {e}"))?;
+    Ok(ResourceServer::new(resource, [issuer], validator))
+}
+
+#[cfg(not(feature = "oauth"))]
+async fn oauth(
+    _issuer: &str,
+    _resource: &str,
+) -> Result<toolwright::mcp::auth::ResourceServer, String> {
+    Err("--oauth-issuer: build with --features mcp,oauth".into())
+}
+
 struct Options {
     http: Option<SocketAddr>,
     workspace: Option<PathBuf>,
@@ -116,9 +155,18 @@ struct Options {
     lease: Option<Duration>,
     ledger: Option<PathBuf>,
     client_approval: bool,
+    oauth_issuer: Option<String>,
+    resource: Option<String>,
+    limits: HttpLimits,
 }
 
-const USAGE: &str = "usage: mcp_server [--http 127.0.0.1:PORT] [--workspace DIR] [--store URL|PATH] [--lease-ms N] [--ledger PATH] [--client-approval]";
+const USAGE: &str = "usage: mcp_server [--http 127.0.0.1:PORT] [--workspace DIR] [--store URL|PATH] [--lease-ms N] [--ledger PATH] [--client-approval] [--oauth-issuer URL] [--resource URL] [--max-connections N] [--max-in-flight N] [--header-timeout-ms N] [--body-timeout-ms N] [--idle-timeout-ms N] [--shutdown-grace-ms N]";
+
+fn number(arg: &str, value: String) -> Result<u64, String> {
+    value
+        .parse()
+        .map_err(|e| format!("{arg} {value}: {e}; give a whole number"))
+}
 
 fn options() -> Result<Options, String> {
     let mut options = Options {
@@ -128,6 +176,9 @@ fn options() -> Result<Options, String> {
         lease: None,
         ledger: None,
         client_approval: false,
+        oauth_issuer: None,
+        resource: None,
+        limits: HttpLimits::default(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -149,6 +200,24 @@ fn options() -> Result<Options, String> {
             }
             "--ledger" => options.ledger = Some(value()?.into()),
             "--client-approval" => options.client_approval = true,
+            "--oauth-issuer" => options.oauth_issuer = Some(value()?),
+            "--resource" => options.resource = Some(value()?),
+            "--max-connections" => {
+                options.limits.max_connections = number(&arg, value()?)? as usize;
+            }
+            "--max-in-flight" => options.limits.max_in_flight = number(&arg, value()?)? as usize,
+            "--header-timeout-ms" => {
+                options.limits.header_read_timeout = Duration::from_millis(number(&arg, value()?)?);
+            }
+            "--body-timeout-ms" => {
+                options.limits.body_read_timeout = Duration::from_millis(number(&arg, value()?)?);
+            }
+            "--idle-timeout-ms" => {
+                options.limits.idle_timeout = Duration::from_millis(number(&arg, value()?)?);
+            }
+            "--shutdown-grace-ms" => {
+                options.limits.shutdown_grace = Duration::from_millis(number(&arg, value()?)?);
+            }
             other => return Err(format!("unknown option {other}; {USAGE}")),
         }
     }
@@ -212,8 +281,17 @@ async fn main() -> Result<(), String> {
                 .await
                 .map_err(|e| format!("--http {addr}: {e}"))?;
             let bound = listener.local_addr().map_err(|e| e.to_string())?;
+            let mut http = HttpServer::new(server).with_limits(options.limits);
+            if let Some(issuer) = options.oauth_issuer {
+                let resource = options
+                    .resource
+                    .unwrap_or_else(|| format!("http://{bound}/mcp"));
+                http = http.with_auth(oauth(&issuer, &resource).await?);
+            }
             eprintln!("mcp_server: Streamable HTTP on http://{bound}/mcp");
-            server.serve_http_on(listener).await
+            let served = http.serve_until(listener, shutdown_signal()).await;
+            eprintln!("mcp_server: stopped");
+            served
         }
         None => server.serve_stdio().await,
     };

@@ -37,7 +37,7 @@ struct Keys {
     fetched: Instant,
 }
 
-/// The largest key set document read: 1 MiB.
+/// The largest metadata or key set document read: 1 MiB.
 const MAX_JWKS_BYTES: u64 = 1 << 20;
 
 impl JwtValidator {
@@ -63,6 +63,31 @@ impl JwtValidator {
             cache: Mutex::new(None),
             fetching: tokio::sync::Mutex::new(()),
         }
+    }
+
+    /// Tokens of `issuer` for `audience`, with the key set its metadata names: the
+    /// `jwks_uri` of `{issuer}/.well-known/oauth-authorization-server` (RFC 8414), or of
+    /// `{issuer}/.well-known/openid-configuration` when the first has none.
+    pub async fn discover(
+        issuer: impl Into<String>,
+        audience: impl Into<String>,
+    ) -> Result<Self, AuthError> {
+        let issuer = issuer.into();
+        let base = issuer.trim_end_matches('/');
+        let mut why = String::new();
+        for document in ["oauth-authorization-server", "openid-configuration"] {
+            let url = format!("{base}/.well-known/{document}");
+            match get_json(url.clone(), Duration::from_secs(5)).await {
+                Ok(metadata) => match metadata.get("jwks_uri").and_then(|uri| uri.as_str()) {
+                    Some(jwks_uri) => return Ok(JwtValidator::new(issuer, audience, jwks_uri)),
+                    None => why = format!("{url} names no jwks_uri"),
+                },
+                Err(error) => why = format!("{url}: {error}"),
+            }
+        }
+        Err(AuthError::Unavailable(format!(
+            "the key set of {issuer} could not be discovered: {why}"
+        )))
     }
 
     /// How far `exp` and `nbf` may be off (default 30 s).
@@ -169,35 +194,42 @@ impl JwtValidator {
     }
 
     async fn fetch(&self) -> Result<JwkSet, AuthError> {
-        let uri = self.jwks_uri.clone();
-        let timeout = self.fetch_timeout;
-        let fetched = tokio::task::spawn_blocking(move || {
-            let agent: ureq::Agent = ureq::Agent::config_builder()
-                .timeout_global(Some(timeout))
-                .build()
-                .into();
-            let text = agent
-                .get(&uri)
-                .call()
-                .map_err(|error| error.to_string())?
-                .body_mut()
-                .with_config()
-                .limit(MAX_JWKS_BYTES)
-                .read_to_string()
-                .map_err(|error| error.to_string())?;
-            serde_json::from_str::<JwkSet>(&text)
-                .map_err(|error| format!("not a JSON Web Key Set: {error}"))
-        })
-        .await
-        .map_err(|error| error.to_string())
-        .and_then(|fetched| fetched);
-        fetched.map_err(|error| {
-            AuthError::Unavailable(format!(
-                "the issuer's keys at {} could not be fetched: {error}",
-                self.jwks_uri
-            ))
-        })
+        get_json(self.jwks_uri.clone(), self.fetch_timeout)
+            .await
+            .and_then(|value| {
+                serde_json::from_value::<JwkSet>(value)
+                    .map_err(|error| format!("not a JSON Web Key Set: {error}"))
+            })
+            .map_err(|error| {
+                AuthError::Unavailable(format!(
+                    "the issuer's keys at {} could not be fetched: {error}",
+                    self.jwks_uri
+                ))
+            })
     }
+}
+
+/// The JSON document at `url` (at most 1 MiB), fetched off the async threads.
+async fn get_json(url: String, timeout: Duration) -> Result<serde_json::Value, String> {
+    tokio::task::spawn_blocking(move || {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(timeout))
+            .build()
+            .into();
+        let text = agent
+            .get(&url)
+            .call()
+            .map_err(|error| error.to_string())?
+            .body_mut()
+            .with_config()
+            .limit(MAX_JWKS_BYTES)
+            .read_to_string()
+            .map_err(|error| error.to_string())?;
+        serde_json::from_str(&text).map_err(|error| format!("not JSON: {error}"))
+    })
+    .await
+    .map_err(|error| error.to_string())
+    .and_then(|fetched| fetched)
 }
 
 impl Authenticator for JwtValidator {
