@@ -22,6 +22,9 @@ use serde_json::{Value, json};
 
 use crate::policy::Caller;
 
+/// The signing algorithms [`JwtValidator::with_algorithms`] takes (from `jsonwebtoken`).
+#[cfg(feature = "oauth")]
+pub use jsonwebtoken::Algorithm;
 #[cfg(feature = "oauth")]
 pub use jwt::JwtValidator;
 

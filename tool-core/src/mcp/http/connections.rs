@@ -167,6 +167,12 @@ impl Connection {
         }
     }
 
+    /// Whether bytes of a request are on their way (a new connection, or a head begun):
+    /// closing it now would reset a request the client already sent.
+    pub(super) fn expecting_request(&self) -> bool {
+        matches!(*lock(&self.phase), Phase::Fresh(_) | Phase::Head(_))
+    }
+
     pub(super) fn evicted(&self) -> bool {
         self.evicted.load(Ordering::Acquire)
     }
@@ -309,4 +315,75 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(max_connections: usize) -> HttpLimits {
+        HttpLimits {
+            max_connections,
+            ..HttpLimits::default()
+        }
+    }
+
+    #[test]
+    fn at_the_cap_the_connection_that_waited_longest_makes_room() {
+        let connections = Connections::new(limits(2));
+        let first = connections.admit().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let second = connections.admit().unwrap();
+        let third = connections.admit().unwrap();
+        assert!(first.evicted(), "the oldest waiting connection is closed");
+        assert!(!second.evicted() && !third.evicted());
+        assert_eq!(connections.len(), 2);
+    }
+
+    #[test]
+    fn a_connection_serving_a_request_is_never_closed_for_room() {
+        let connections = Connections::new(limits(2));
+        let first = connections.admit().unwrap();
+        let second = connections.admit().unwrap();
+        let (busy_first, busy_second) = (first.begin(), second.begin());
+        assert_eq!(first.deadline(connections.limits()), None);
+        assert!(
+            connections.admit().is_none(),
+            "no room: the newcomer is refused"
+        );
+        assert!(!first.evicted() && !second.evicted());
+        // Once the second has answered, it waits for its client again and can make room.
+        drop(busy_second);
+        assert!(second.deadline(connections.limits()).is_some());
+        assert!(connections.admit().is_some());
+        assert!(second.evicted() && !first.evicted());
+        drop(busy_first);
+    }
+
+    #[test]
+    fn an_idle_connection_gets_the_head_timeout_once_bytes_arrive() {
+        let limits = HttpLimits {
+            header_read_timeout: std::time::Duration::from_secs(5),
+            idle_timeout: std::time::Duration::from_secs(60),
+            ..HttpLimits::default()
+        };
+        let connections = Connections::new(limits.clone());
+        let connection = connections.admit().unwrap();
+        let fresh = connection.deadline(&limits).unwrap();
+        assert!(fresh <= Instant::now() + limits.header_read_timeout);
+        drop(connection.begin());
+        let idle = connection.deadline(&limits).unwrap();
+        assert!(
+            idle > Instant::now() + limits.header_read_timeout,
+            "idle: the keep-alive timeout"
+        );
+        connection.received();
+        let head = connection.deadline(&limits).unwrap();
+        assert!(
+            head <= Instant::now() + limits.header_read_timeout,
+            "a head: its own timeout"
+        );
+        connections.release(&connection);
+        assert_eq!(connections.len(), 0);
+    }
 }

@@ -158,9 +158,20 @@ impl HttpServer {
                 () = &mut shutdown => break,
             }
         }
-        drop(listener);
         let connections = &shared.connections;
         connections.set_stage(Stage::Draining);
+        // Connections the kernel queued before the shutdown are taken and answered (503
+        // with `Retry-After`) rather than reset with the listener.
+        let listener = listener.into_std()?;
+        while let Ok((stream, _)) = listener.accept() {
+            if let Ok(stream) = stream
+                .set_nonblocking(true)
+                .and_then(|()| TcpStream::from_std(stream))
+            {
+                tokio::spawn(serve_connection(shared.clone(), stream));
+            }
+        }
+        drop(listener);
         let grace = connections.limits().shutdown_grace;
         if tokio::time::timeout(grace, connections.until_empty())
             .await
@@ -300,7 +311,11 @@ async fn serve_connection(shared: Arc<Shared>, stream: TcpStream) {
             }
             _ = stage.changed(), if !draining => {
                 draining = true;
-                serving.as_mut().graceful_shutdown();
+                // Idle: close now; serving: close after the answer. A request on its way
+                // is let in, to be answered 503 (`Connection: close`) instead of reset.
+                if !connection.expecting_request() {
+                    serving.as_mut().graceful_shutdown();
+                }
             }
         }
     }
@@ -329,7 +344,13 @@ async fn route(
     };
     let limits = shared.connections.limits();
     if shared.connections.stage() != Stage::Serving {
-        return hold(shutting_down(Value::Null, limits.retry_after), None);
+        // The request's id, for the client to match the answer, if its body comes soon.
+        let body = Limited::new(request.into_body(), MAX_MESSAGE_BYTES).collect();
+        let id = match tokio::time::timeout(Duration::from_secs(1), body).await {
+            Ok(Ok(body)) => request_id(&body.to_bytes()),
+            _ => Value::Null,
+        };
+        return hold(shutting_down(id, limits.retry_after), None);
     }
     let path = request.uri().path();
     if shared.auth.is_some()
