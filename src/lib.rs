@@ -10,17 +10,21 @@ pub use toolwright_core::schema::lower::{LoweringError, Target};
 pub use toolwright_core::{
     Annotations, Arguments, CallArguments, Content, ContentBlock, Context, ContextType, DryRun,
     DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event, IntoToolOutput, MissingContext,
-    Observation, Prepared, Problem, Registry, RegistryError, Retry, SchemaGenerator, Tool,
-    ToolCall, ToolError, ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema, ToolSettings,
-    ToolSpec, is_valid_tool_name,
+    Observation, Prepared, Problem, Registry, RegistryError, Retry, SchemaGenerator, Telemetry,
+    Tool, ToolCall, ToolError, ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema,
+    ToolSettings, ToolSpec, is_valid_tool_name,
 };
 pub use toolwright_core::{
-    approval, capability, feedback, idempotency, output, policy, provider, schema, validate,
+    approval, capability, feedback, idempotency, output, policy, provider, schema, telemetry,
+    validate,
 };
 
 /// Serve a registry over MCP, stdio or Streamable HTTP (feature `mcp`).
 #[cfg(feature = "mcp")]
 pub use toolwright_core::mcp;
+/// OpenTelemetry export of every call's span and the tool metrics (feature `otel`).
+#[cfg(feature = "otel")]
+pub use toolwright_core::otel;
 
 /// Turns a function into a tool: see the crate docs and the README's attribute reference.
 pub use toolwright_macros::tool;

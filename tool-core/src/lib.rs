@@ -19,6 +19,8 @@ pub mod idempotency;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod observation;
+#[cfg(feature = "otel")]
+pub mod otel;
 pub mod output;
 pub mod policy;
 pub mod provider;
@@ -26,6 +28,7 @@ mod registry;
 pub mod schema;
 mod similarity;
 mod spec;
+pub mod telemetry;
 mod timer;
 mod tool;
 pub mod validate;
@@ -43,4 +46,5 @@ pub use observation::Observation;
 pub use registry::{MissingContext, Registry, RegistryError, Retry, ToolSettings};
 pub use schema::{SchemaGenerator, ToolSchema};
 pub use spec::{ToolSpec, is_valid_tool_name};
+pub use telemetry::Telemetry;
 pub use tool::{Arguments, IntoToolOutput, Prepared, Tool, ToolFuture, ToolOutcome, ToolOutput};

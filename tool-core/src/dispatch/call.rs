@@ -7,7 +7,7 @@ use crate::approval::ApprovalTicket;
 use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::output::{ModelView, Truncation};
-use crate::tool::{Arguments, ToolOutput};
+use crate::tool::{Arguments, ToolOutcome, ToolOutput};
 
 /// One tool call from a model.
 ///
@@ -77,6 +77,14 @@ impl From<Value> for CallArguments {
 }
 
 impl CallArguments {
+    /// The arguments as JSON text (to record them).
+    pub(crate) fn to_json_text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            CallArguments::Json(json) => std::borrow::Cow::Borrowed(json),
+            CallArguments::Value(value) => std::borrow::Cow::Owned(value.to_string()),
+        }
+    }
+
     /// The arguments as a borrowed [`Arguments`].
     pub fn as_arguments(&self) -> Arguments<'_> {
         match self {
@@ -165,16 +173,21 @@ impl ToolResult {
         if let Some(view) = &self.view {
             return &view.text;
         }
-        match &self.outcome {
-            Ok(ToolOutput::Text(text)) => text,
-            Ok(ToolOutput::Observation { for_model, .. }) => for_model,
-            _ => "",
-        }
+        own_text(&self.outcome)
     }
 
     /// What the model's view left out, when the output was over budget.
     pub fn truncation(&self) -> Option<&Truncation> {
         self.view.as_ref().and_then(|view| view.truncated.as_ref())
+    }
+}
+
+/// The model's view of an outcome that needed no view of its own: its text.
+pub(super) fn own_text(outcome: &ToolOutcome) -> &str {
+    match outcome {
+        Ok(ToolOutput::Text(text)) => text,
+        Ok(ToolOutput::Observation { for_model, .. }) => for_model,
+        _ => "",
     }
 }
 

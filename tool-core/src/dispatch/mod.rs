@@ -22,6 +22,7 @@ use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::registry::Registry;
 use crate::tool::{Prepared, Tool, ToolFuture};
+use tracing::Instrument as _;
 
 pub use call::{CallArguments, DryRun, DryRunVerdict, ToolCall, ToolResult};
 pub(crate) use gate::Gate;
@@ -54,14 +55,18 @@ impl Registry {
         call: ToolCall,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
         async move {
-            let mut notes = Notes::default();
-            let run = match self.admit(ctx, &call, &mut notes, Gate::Full) {
+            let span = crate::telemetry::call_span(&call);
+            let mut notes = Notes::new(span.clone());
+            let run = span.in_scope(|| match self.admit(ctx, &call, &mut notes, Gate::Full) {
                 Ok(admitted) => self.execute(ctx, &call, admitted, &mut notes),
                 Err(refusal) => ToolFuture::ready(Err(refusal)),
+            });
+            // A finished run is ready: no suspension, no span entered again.
+            let outcome = match run.into_ready() {
+                Ok(outcome) => outcome,
+                Err(running) => running.instrument(span.clone()).await,
             };
-            // A finished run is ready on the first poll: no suspension.
-            let outcome = run.await;
-            self.finish(call.id, call.name, outcome, notes)
+            span.in_scope(|| self.finish(call.id, call.name, outcome, notes))
         }
     }
 
@@ -74,11 +79,36 @@ impl Registry {
 }
 
 /// What the pipeline learned about a call on the way, for its result.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Notes {
+    /// The call's `execute_tool` span (disabled when nothing listens).
+    pub(super) span: tracing::Span,
+    /// When the call began, for the duration metric.
+    #[cfg(feature = "otel")]
+    pub(super) started: std::time::Instant,
     pub(super) repairs: Vec<String>,
     pub(super) effect: Option<Effect>,
     pub(super) duplicate: bool,
     /// Boxed: rare, and large enough to double what every call carries.
     pub(super) ticket: Option<Box<ApprovalTicket>>,
+}
+
+impl Notes {
+    pub(super) fn new(span: tracing::Span) -> Self {
+        Notes {
+            span,
+            #[cfg(feature = "otel")]
+            started: std::time::Instant::now(),
+            repairs: Vec::new(),
+            effect: None,
+            duplicate: false,
+            ticket: None,
+        }
+    }
+}
+
+impl Default for Notes {
+    fn default() -> Self {
+        Notes::new(tracing::Span::none())
+    }
 }

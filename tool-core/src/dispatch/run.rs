@@ -39,11 +39,28 @@ impl Registry {
             claim,
         } = admitted;
         let Some(claim) = claim else {
-            return self.run_with_retries(ctx, call, tool, prepared, normalized, effect, false);
+            return self.run_with_retries(
+                ctx,
+                call,
+                tool,
+                prepared,
+                normalized,
+                effect,
+                false,
+                &notes.span,
+            );
         };
         ToolFuture::new(async move {
             let name = &tool.spec().name;
-            match self.claim(&claim, name, "idempotency key").await {
+            let claimed = self.claim(&claim, name, "idempotency key").await;
+            let outcome = match &claimed {
+                Ok(()) => "claimed",
+                Err(Held::Done(_)) => "duplicate",
+                Err(Held::Refused(refusal)) if refusal.kind == ErrorKind::Conflict => "conflict",
+                Err(Held::Refused(_)) => "store_error",
+            };
+            notes.span.record("toolwright.idempotency.outcome", outcome);
+            match claimed {
                 Ok(()) => {}
                 Err(Held::Done(stored)) => {
                     notes.duplicate = true;
@@ -51,7 +68,16 @@ impl Registry {
                 }
                 Err(Held::Refused(refusal)) => return Err(refusal),
             }
-            let run = self.run_with_retries(ctx, call, tool, prepared, normalized, effect, true);
+            let run = self.run_with_retries(
+                ctx,
+                call,
+                tool,
+                prepared,
+                normalized,
+                effect,
+                true,
+                &notes.span,
+            );
             let outcome = self.holding(&claim, run).await;
             self.record(&claim, name, effect, &outcome).await;
             outcome
@@ -69,6 +95,7 @@ impl Registry {
         normalized: Option<Box<Value>>,
         effect: Effect,
         keyed: bool,
+        span: &tracing::Span,
     ) -> ToolFuture<'a> {
         self.observe(|| Event::Started {
             call_id: call.id.clone(),
@@ -78,34 +105,43 @@ impl Registry {
             .tool_settings(&call.name)
             .and_then(|settings| settings.retry)
             .filter(|_| effect == Effect::ReadOnly || tool.spec().idempotent || keyed);
-        let run = self.start(ctx, tool, prepared).into_ready();
+        let run_span = crate::telemetry::phase!("run");
+        let run = run_span
+            .in_scope(|| self.start(ctx, tool, prepared))
+            .into_ready();
+        let span = span.clone();
         match run {
             Ok(outcome) if retry.is_none() || !is_retryable(&outcome) => {
                 ToolFuture::ready(self.finished(call, outcome))
             }
-            run => ToolFuture::new(async move {
-                let mut outcome = match run {
-                    Ok(outcome) => outcome,
-                    Err(running) => self.wait(tool, running).await,
-                };
-                if let Some(retry) = retry {
-                    let arguments = match normalized.as_deref() {
-                        Some(value) => Arguments::Value(value),
-                        None => call.arguments.as_arguments(),
+            run => ToolFuture::new(tracing::Instrument::instrument(
+                async move {
+                    let mut outcome = match run {
+                        Ok(outcome) => outcome,
+                        Err(running) => self.wait(tool, running).await,
                     };
-                    let mut attempt = 1;
-                    while attempt < retry.attempts && is_retryable(&outcome) {
-                        // On toolwright's own timer: the backoff holds in any executor.
-                        crate::timer::sleep(retry.backoff * 2u32.saturating_pow(attempt - 1)).await;
-                        attempt += 1;
-                        outcome = match tool.prepare(arguments) {
-                            Ok(prepared) => self.run_prepared(ctx, tool, prepared).await,
-                            Err(error) => Err(error),
+                    if let Some(retry) = retry {
+                        let arguments = match normalized.as_deref() {
+                            Some(value) => Arguments::Value(value),
+                            None => call.arguments.as_arguments(),
                         };
+                        let mut attempt = 1;
+                        while attempt < retry.attempts && is_retryable(&outcome) {
+                            // On toolwright's own timer: the backoff holds in any executor.
+                            crate::timer::sleep(retry.backoff * 2u32.saturating_pow(attempt - 1))
+                                .await;
+                            attempt += 1;
+                            span.record("toolwright.retries", i64::from(attempt - 1));
+                            outcome = match tool.prepare(arguments) {
+                                Ok(prepared) => self.run_prepared(ctx, tool, prepared).await,
+                                Err(error) => Err(error),
+                            };
+                        }
                     }
-                }
-                self.finished(call, outcome)
-            }),
+                    self.finished(call, outcome)
+                },
+                run_span,
+            )),
         }
     }
 

@@ -54,8 +54,9 @@ impl Registry {
 
         {
             let run_all = async {
-                for turn in &turns {
-                    let runs = turn.iter().map(|&index| {
+                for (number, turn) in turns.iter().enumerate() {
+                    let slots = &slots;
+                    let runs = turn.iter().map(move |&index| {
                         let slot = &slots[index];
                         async move {
                             let (call, admitted, mut notes) = {
@@ -70,7 +71,13 @@ impl Registry {
                                     std::mem::take(&mut guard.notes),
                                 )
                             };
-                            let outcome = self.execute(ctx, &call, admitted, &mut notes).await;
+                            let span = notes.span.clone();
+                            span.record("toolwright.batch.turn", number as i64);
+                            let outcome = tracing::Instrument::instrument(
+                                self.execute(ctx, &call, admitted, &mut notes),
+                                span,
+                            )
+                            .await;
                             let mut guard =
                                 slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                             guard.outcome = Some(outcome);
@@ -98,11 +105,13 @@ impl Registry {
 
     /// One call of a batch through the gate.
     fn admit_slot<'r>(&'r self, ctx: &Context, call: ToolCall) -> Slot<'r> {
-        let mut notes = Notes::default();
-        let (admitted, outcome) = match self.admit(ctx, &call, &mut notes, Gate::Full) {
-            Ok(admitted) => (Some(admitted), None),
-            Err(refusal) => (None, Some(Err(refusal))),
-        };
+        let span = crate::telemetry::call_span(&call);
+        let mut notes = Notes::new(span.clone());
+        let (admitted, outcome) =
+            match span.in_scope(|| self.admit(ctx, &call, &mut notes, Gate::Full)) {
+                Ok(admitted) => (Some(admitted), None),
+                Err(refusal) => (None, Some(Err(refusal))),
+            };
         Slot {
             call,
             notes,
@@ -127,7 +136,8 @@ impl Registry {
             )
             .with_hint("the call may or may not have taken effect; check before calling again"))
         });
-        self.finish(slot.call.id, slot.call.name, outcome, slot.notes)
+        let span = slot.notes.span.clone();
+        span.in_scope(|| self.finish(slot.call.id, slot.call.name, outcome, slot.notes))
     }
 }
 

@@ -20,7 +20,38 @@ impl Registry {
             .tool_settings(&name)
             .and_then(|settings| settings.budget);
         let budget = own.unwrap_or(self.settings.budget);
-        let view = self.model_view(&name, &call_id, &outcome, budget);
+        let view = crate::telemetry::phase!("fit_output")
+            .in_scope(|| self.model_view(&name, &call_id, &outcome, budget));
+        let span = &notes.span;
+        if !span.is_disabled() {
+            if let Err(error) = &outcome {
+                span.record("error.type", error.kind.as_str());
+            }
+            if let Some(truncated) = view.as_ref().and_then(|view| view.truncated.as_ref()) {
+                span.record("toolwright.output.truncated", true);
+                span.record("toolwright.output.cut", truncated.cut.as_str());
+                let shown = view.as_ref().map_or(0, |view| view.text.len());
+                // Signed: tracing-opentelemetry records unsigned integers as text.
+                let shown = i64::try_from(shown).unwrap_or(i64::MAX);
+                span.record("toolwright.output.shown_bytes", shown);
+            }
+            let telemetry = &self.settings.telemetry;
+            if telemetry.record_results {
+                let text = match &view {
+                    Some(view) => view.text.as_str(),
+                    None => super::call::own_text(&outcome),
+                };
+                span.record("gen_ai.tool.call.result", telemetry.recorded(text));
+            }
+        }
+        #[cfg(feature = "otel")]
+        crate::otel::record_call(
+            &name,
+            notes.started,
+            &outcome,
+            notes.duplicate,
+            view.as_ref().is_some_and(|view| view.truncated.is_some()),
+        );
         ToolResult {
             call_id,
             name,

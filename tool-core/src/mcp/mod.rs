@@ -481,9 +481,44 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        use tracing::Instrument as _;
+        // The server's span of the request (OpenTelemetry's MCP conventions): a child of
+        // the client's span when the request carries its trace context.
+        let span = tracing::info_span!(
+            target: "toolwright",
+            "tools/call",
+            otel.name = format!("tools/call {}", request.name),
+            otel.kind = "server",
+            mcp.method.name = "tools/call",
+            mcp.session.id = &*self.session,
+            jsonrpc.request.id = request_id(&context.id),
+            gen_ai.tool.name = &*request.name,
+        );
+        #[cfg(feature = "otel")]
+        if !span.is_disabled() {
+            let headers = context
+                .extensions
+                .get::<hyper::http::request::Parts>()
+                .map(|parts| &parts.headers);
+            crate::otel::adopt_parent(&span, &context.meta, headers);
+        }
         // Boxed: rmcp moves this future into the task it spawns per request, and the
         // call's whole state (dispatch, feedback forwarding) would be copied with it.
-        Box::pin(self.answer_call(request, context)).await
+        let answer = Box::pin(self.answer_call(request, context).instrument(span.clone())).await;
+        #[cfg(feature = "otel")]
+        let answer = answer.map(|mut answer| {
+            if !span.is_disabled()
+                && let CallToolResponse::Complete(result) = &mut answer
+            {
+                let mut meta = result.meta.take().unwrap_or_default();
+                for (key, value) in crate::otel::trace_context(&span) {
+                    meta.0.insert(key, Value::String(value));
+                }
+                result.meta = Some(meta);
+            }
+            answer
+        });
+        answer
     }
 
     /// A request for a method this server serves whose params rmcp could not read

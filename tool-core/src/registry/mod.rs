@@ -354,6 +354,14 @@ impl Registry {
         self
     }
 
+    /// What each call's `execute_tool` span records beyond the conventions' required
+    /// attributes: descriptions, arguments and results are off by default (see
+    /// [`Telemetry`](crate::Telemetry)).
+    pub fn with_telemetry(mut self, telemetry: crate::Telemetry) -> Self {
+        self.settings.telemetry = telemetry;
+        self
+    }
+
     /// Sets how many read-only calls of a batch run at once (default 8).
     pub fn with_max_concurrency(mut self, limit: usize) -> Self {
         self.settings.max_concurrency = limit.max(1);

@@ -31,6 +31,7 @@ pub(crate) struct Settings {
     pub per_tool: FxHashMap<String, ToolSettings>,
     pub observer: Option<Observer>,
     pub max_concurrency: usize,
+    pub telemetry: crate::telemetry::Telemetry,
 }
 
 impl Default for Settings {
@@ -47,6 +48,7 @@ impl Default for Settings {
             per_tool: FxHashMap::default(),
             observer: None,
             max_concurrency: 8,
+            telemetry: crate::telemetry::Telemetry::default(),
         }
     }
 }

@@ -1,0 +1,351 @@
+//! Every call's `execute_tool` span and the tool metrics, as OpenTelemetry receives them:
+//! the SDK's in-memory exporters behind `toolwright::otel::install`, the way a user's
+//! OTLP pipeline would be. The span tree and attributes of a valid call, an invalid
+//! one, a denied one, a duplicate, a cut output, a batch, and a call arriving over MCP
+//! with a `traceparent`; and no argument or result value anywhere unless opted in.
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use opentelemetry::Value as OtelValue;
+use opentelemetry_sdk::metrics::in_memory_exporter::InMemoryMetricExporter;
+use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use serde_json::{Value, json};
+use toolwright::mcp::{HttpServer, McpServer};
+use toolwright::output::OutputBudget;
+use toolwright::policy::AllowAll;
+use toolwright::{Context, Registry, Telemetry, ToolCall, ToolError, tool};
+
+/// Greet someone.
+#[tool(effect = "read_only")]
+fn greet(
+    /// Who.
+    name: String,
+) -> String {
+    format!("hello {name}, your code is s3cret-result")
+}
+
+/// Send money.
+#[tool(effect = "external")]
+fn pay(
+    /// Cents.
+    amount: u64,
+) -> Result<String, ToolError> {
+    Ok(format!("paid {amount}"))
+}
+
+/// Delete everything.
+#[tool(effect = "destructive", scopes = ["admin"])]
+fn wipe() -> String {
+    "wiped".into()
+}
+
+/// A long report.
+#[tool(effect = "read_only")]
+fn report() -> String {
+    "line of the report\n".repeat(2000)
+}
+
+struct Exporters {
+    spans: InMemorySpanExporter,
+    metrics: InMemoryMetricExporter,
+    meter: SdkMeterProvider,
+    _tracer: SdkTracerProvider,
+}
+
+fn exporters() -> &'static Exporters {
+    static EXPORTERS: OnceLock<Exporters> = OnceLock::new();
+    EXPORTERS.get_or_init(|| {
+        let spans = InMemorySpanExporter::default();
+        let tracer = SdkTracerProvider::builder()
+            .with_simple_exporter(spans.clone())
+            .build();
+        let metrics = InMemoryMetricExporter::default();
+        let meter = SdkMeterProvider::builder()
+            .with_reader(PeriodicReader::builder(metrics.clone()).build())
+            .build();
+        toolwright::otel::install(&tracer, meter.clone()).expect("installed once");
+        Exporters {
+            spans,
+            metrics,
+            meter,
+            _tracer: tracer,
+        }
+    })
+}
+
+fn attribute<'a>(span: &'a SpanData, key: &str) -> Option<&'a OtelValue> {
+    span.attributes
+        .iter()
+        .find(|kv| kv.key.as_str() == key)
+        .map(|kv| &kv.value)
+}
+
+fn text(span: &SpanData, key: &str) -> Option<String> {
+    attribute(span, key).map(|value| value.as_str().into_owned())
+}
+
+/// The finished span of call `id`, waiting for it a little (an MCP request's span ends
+/// after its answer is sent).
+fn call_span(id: &str) -> SpanData {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let spans = exporters().spans.get_finished_spans().unwrap();
+        if let Some(span) = spans.into_iter().find(|span| {
+            span.name.starts_with("execute_tool")
+                && text(span, "gen_ai.tool.call.id").as_deref() == Some(id)
+        }) {
+            return span;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no execute_tool span for call {id}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn children(parent: &SpanData) -> Vec<String> {
+    let mut names: Vec<String> = exporters()
+        .spans
+        .get_finished_spans()
+        .unwrap()
+        .into_iter()
+        .filter(|span| span.parent_span_id == parent.span_context.span_id())
+        .map(|span| span.name.into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn everything_recorded() -> String {
+    let spans = exporters().spans.get_finished_spans().unwrap();
+    exporters().meter.force_flush().unwrap();
+    let metrics = exporters().metrics.get_finished_metrics().unwrap();
+    format!("{spans:?}\n{metrics:?}")
+}
+
+#[test]
+fn every_call_is_a_span_by_the_genai_conventions_with_toolwrights_attributes() {
+    exporters();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let registry = Registry::new()
+        .with(Greet)
+        .with(Pay)
+        .with(Wipe)
+        .with(Report)
+        .with_output_budget(OutputBudget::chars(2000))
+        .with_policy(AllowAll);
+    let ctx = Context::new();
+    let dispatch = |call: ToolCall| runtime.block_on(registry.dispatch(&ctx, call));
+
+    // A valid call: the conventions' attributes, the effect and the policy's decision,
+    // and one child span per phase.
+    dispatch(ToolCall::new(
+        "ok-1",
+        "greet",
+        json!({"name": "s3cret-arg"}),
+    ));
+    let span = call_span("ok-1");
+    assert_eq!(span.name, "execute_tool greet");
+    assert_eq!(span.span_kind, opentelemetry::trace::SpanKind::Internal);
+    for (key, value) in [
+        ("gen_ai.operation.name", "execute_tool"),
+        ("gen_ai.tool.name", "greet"),
+        ("gen_ai.tool.type", "function"),
+        ("toolwright.effect", "read_only"),
+        ("toolwright.effect.classified", "read_only"),
+        ("toolwright.policy.decision", "allow"),
+    ] {
+        assert_eq!(
+            text(&span, key).as_deref(),
+            Some(value),
+            "{key} on {span:?}"
+        );
+    }
+    assert_eq!(attribute(&span, "error.type"), None);
+    assert_eq!(
+        children(&span),
+        ["fit_output", "policy", "read_arguments", "run"]
+    );
+
+    // An invalid call: error.type is its category.
+    dispatch(ToolCall::new("bad-1", "greet", json!({"name": 7})));
+    assert_eq!(
+        text(&call_span("bad-1"), "error.type").as_deref(),
+        Some("invalid_arguments")
+    );
+
+    // A denied call (the caller lacks the tool's scope).
+    dispatch(ToolCall::new("denied-1", "wipe", json!({})));
+    let span = call_span("denied-1");
+    assert_eq!(text(&span, "error.type").as_deref(), Some("denied"));
+    assert_eq!(
+        text(&span, "toolwright.policy.decision").as_deref(),
+        Some("deny")
+    );
+    assert_eq!(
+        text(&span, "toolwright.effect").as_deref(),
+        Some("destructive")
+    );
+
+    // The same key twice: claimed, then a duplicate.
+    let mut first = ToolCall::new("pay-1", "pay", json!({"amount": 5}));
+    first.idempotency_key = Some("order-7".into());
+    let mut again = ToolCall::new("pay-2", "pay", json!({"amount": 5}));
+    again.idempotency_key = Some("order-7".into());
+    dispatch(first);
+    dispatch(again);
+    assert_eq!(
+        text(&call_span("pay-1"), "toolwright.idempotency.outcome").as_deref(),
+        Some("claimed")
+    );
+    assert_eq!(
+        text(&call_span("pay-2"), "toolwright.idempotency.outcome").as_deref(),
+        Some("duplicate")
+    );
+
+    // An output over its budget.
+    dispatch(ToolCall::new("long-1", "report", json!({})));
+    let span = call_span("long-1");
+    assert_eq!(
+        attribute(&span, "toolwright.output.truncated"),
+        Some(&OtelValue::Bool(true))
+    );
+    assert!(
+        text(&span, "toolwright.output.cut").is_some_and(|cut| cut.contains("lines")),
+        "{span:?}"
+    );
+    let shown = attribute(&span, "toolwright.output.shown_bytes");
+    assert!(
+        matches!(shown, Some(OtelValue::I64(n)) if *n > 0),
+        "{shown:?}"
+    );
+
+    // A batch: two reads share turn 0, the payment runs alone in turn 1.
+    let mut payment = ToolCall::new("b-3", "pay", json!({"amount": 9}));
+    payment.idempotency_key = Some("order-8".into());
+    runtime.block_on(registry.dispatch_batch(
+        &ctx,
+        vec![
+            ToolCall::new("b-1", "greet", json!({"name": "a"})),
+            ToolCall::new("b-2", "greet", json!({"name": "b"})),
+            payment,
+        ],
+    ));
+    let turn = |id: &str| attribute(&call_span(id), "toolwright.batch.turn").cloned();
+    assert_eq!(turn("b-1"), Some(OtelValue::I64(0)));
+    assert_eq!(turn("b-2"), Some(OtelValue::I64(0)));
+    assert_eq!(turn("b-3"), Some(OtelValue::I64(1)));
+
+    // Metrics: the conventions' duration histogram and toolwright's counters.
+    let recorded = everything_recorded();
+    for metric in [
+        "gen_ai.execute_tool.duration",
+        "toolwright.tool.denials",
+        "toolwright.tool.duplicates",
+        "toolwright.tool.truncations",
+    ] {
+        assert!(recorded.contains(metric), "no {metric} in the metrics");
+    }
+
+    // Nothing above asked for contents: no argument or result value anywhere.
+    assert!(
+        !recorded.contains("s3cret-arg"),
+        "an argument was recorded without opting in"
+    );
+    assert!(
+        !recorded.contains("s3cret-result"),
+        "a result was recorded without opting in"
+    );
+
+    // Opted in, through the redaction hook and cut to size.
+    let telemetry = Telemetry {
+        max_recorded_bytes: 40,
+        ..Telemetry::default()
+    }
+    .with_contents()
+    .with_redaction(|text| text.replace("s3cret", "[redacted]"));
+    let open = Registry::new().with(Greet).with_telemetry(telemetry);
+    runtime.block_on(open.dispatch(
+        &ctx,
+        ToolCall::new("open-1", "greet", json!({"name": "s3cret-arg"})),
+    ));
+    let span = call_span("open-1");
+    assert_eq!(
+        text(&span, "gen_ai.tool.call.arguments").as_deref(),
+        Some(r#"{"name":"[redacted]-arg"}"#)
+    );
+    assert_eq!(
+        text(&span, "gen_ai.tool.call.result").as_deref(),
+        Some("hello [redacted]-arg, your code is [reda…")
+    );
+}
+
+#[test]
+fn a_call_over_mcp_joins_the_clients_trace() {
+    exporters();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let server = McpServer::new(Registry::new().with(Greet), Context::new()).unwrap();
+    runtime.spawn(HttpServer::new(server).serve(listener));
+
+    let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let parent_id = "00f067aa0ba902b7";
+    let body = json!({
+        "jsonrpc": "2.0", "id": 41, "method": "tools/call",
+        "params": {
+            "name": "greet", "arguments": {"name": "over-mcp"},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "trace-test", "version": "1"},
+                "traceparent": format!("00-{trace_id}-{parent_id}-01"),
+            },
+        },
+    });
+    let mut response = ureq::post(&url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", "greet")
+        .send(body.to_string())
+        .unwrap();
+    let answer: Value =
+        serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+
+    // The server's span of the request is a child of the client's span, in its trace.
+    let execute = call_span("41");
+    let server = exporters()
+        .spans
+        .get_finished_spans()
+        .unwrap()
+        .into_iter()
+        .find(|span| span.span_context.span_id() == execute.parent_span_id)
+        .expect("the execute_tool span's parent is exported");
+    assert_eq!(server.name, "tools/call greet");
+    assert_eq!(server.span_kind, opentelemetry::trace::SpanKind::Server);
+    assert_eq!(server.parent_span_id.to_string(), parent_id);
+    assert!(server.parent_span_is_remote);
+    assert_eq!(server.span_context.trace_id().to_string(), trace_id);
+    assert_eq!(execute.span_context.trace_id().to_string(), trace_id);
+    assert_eq!(
+        text(&server, "mcp.method.name").as_deref(),
+        Some("tools/call")
+    );
+
+    // The result hands the server's trace context back.
+    let traceparent = answer["result"]["_meta"]["traceparent"]
+        .as_str()
+        .expect("a traceparent in the result's _meta");
+    assert_eq!(
+        traceparent,
+        format!("00-{trace_id}-{}-01", server.span_context.span_id())
+    );
+}
