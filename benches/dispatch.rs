@@ -15,48 +15,17 @@ use std::pin::pin;
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+
+#[path = "support/book_room.rs"]
+mod book_room;
+
+use book_room::{BookRoom, BookRoomArgs, VALID, book_room};
 use serde::Deserialize;
 use serde_json::Value;
 use toolwright::{
-    Arguments, Context, Prepared, Registry, Tool, ToolCall, ToolError, ToolFuture, ToolSpec, tool,
+    Arguments, Context, Prepared, Registry, Tool, ToolCall, ToolError, ToolFuture, ToolSpec,
 };
 
-/// Book a meeting room.
-#[tool(effect = "write")]
-fn book_room(
-    /// Room name.
-    room: String,
-    /// Start hour, 0-23.
-    #[arg(minimum = 0, maximum = 23)]
-    hour: u8,
-    /// Length in minutes.
-    #[arg(minimum = 15, maximum = 240)]
-    minutes: u16,
-) -> String {
-    format!("{room}@{hour}+{minutes}")
-}
-
-#[derive(Deserialize)]
-struct BookRoomArgs {
-    room: String,
-    hour: u8,
-    minutes: u16,
-}
-
-/// `BookRoomArgs` as the tool reads them: unknown fields refused.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StrictArgs {
-    room: String,
-    hour: u8,
-    minutes: u16,
-}
-
-fn book_room_direct(args: BookRoomArgs) -> String {
-    book_room(args.room, args.hour, args.minutes)
-}
-
-const VALID: &str = r#"{"room": "Aalto", "hour": 9, "minutes": 30}"#;
 /// Four problems: `room` is a number, `hour` is over 23, `minutes` is missing, and
 /// `minute` is not a parameter.
 const INVALID: &str = r#"{"room": 7, "hour": 25, "minute": 30}"#;
@@ -100,42 +69,13 @@ fn valid_call(c: &mut Criterion) {
     // out of the declared bounds, survive a panic, answer with the call's id), written
     // by hand for this one tool. Not the target's floor; the gap between it and
     // `Registry::dispatch` is what policy, effects, budget and the rest cost.
-    let by_name: std::collections::HashMap<&str, fn(BookRoomArgs) -> String> =
-        [("book_room", book_room_direct as fn(BookRoomArgs) -> String)].into();
+    let by_name = book_room::by_name();
     group.bench_function(
         "hand-written dispatch of this one tool (lookup, bounds, catch_unwind, id)",
         |b| {
             b.iter_batched(
                 || ToolCall::new("call_1", "book_room", VALID),
-                |call| {
-                    let toolwright::CallArguments::Json(json) = &call.arguments else {
-                        unreachable!("the call carries JSON text")
-                    };
-                    let outcome = match (
-                        by_name.get(call.name.as_str()),
-                        serde_json::from_str::<StrictArgs>(json),
-                    ) {
-                        (
-                            Some(function),
-                            Ok(StrictArgs {
-                                room,
-                                hour,
-                                minutes,
-                            }),
-                        ) if hour <= 23 && (15..=240).contains(&minutes) => {
-                            std::panic::catch_unwind(|| {
-                                function(BookRoomArgs {
-                                    room,
-                                    hour,
-                                    minutes,
-                                })
-                            })
-                            .map_err(|_| "panicked".to_owned())
-                        }
-                        _ => Err("invalid".to_owned()),
-                    };
-                    black_box((call.id, outcome))
-                },
+                |call| black_box(book_room::hand_written_dispatch(&by_name, call)),
                 criterion::BatchSize::SmallInput,
             )
         },

@@ -13,8 +13,8 @@
 //! Metrics go through OpenTelemetry's own API rather than the `metrics` facade: the same
 //! pipeline exports them beside the spans, and the conventions' histogram
 //! (`gen_ai.execute_tool.duration`, in seconds) keeps its name and unit. Instruments are
-//! made on the first call: install the meter provider ([`init`], or your own with
-//! `opentelemetry::global::set_meter_provider`) before the first dispatch.
+//! made on the first call after [`init`] or [`install`] (before either, calls record no
+//! metrics and pay nothing for them): install before the first dispatch.
 //!
 //! | metric | kind | attributes |
 //! |---|---|---|
@@ -27,11 +27,11 @@
 //! No argument or result value is ever an attribute of a metric.
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Counter, Histogram};
-use opentelemetry::propagation::{Extractor, Injector};
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
@@ -97,9 +97,19 @@ pub fn install(
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
     opentelemetry::global::set_meter_provider(meter);
+    INSTALLED.store(true, Ordering::Release);
     let layer = tracing_opentelemetry::layer().with_tracer(tracer.tracer("toolwright"));
     tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer))?;
     Ok(())
+}
+
+/// Whether [`install`] ran: until then no call pays for metrics.
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+/// Whether calls record metrics (after [`init`] or [`install`]).
+#[inline]
+pub(crate) fn metrics_on() -> bool {
+    INSTALLED.load(Ordering::Relaxed)
 }
 
 /// The instruments, made on first use from the global meter provider.
@@ -187,6 +197,7 @@ pub(crate) fn adopt_parent(
     meta: &serde_json::Map<String, serde_json::Value>,
     headers: Option<&hyper::HeaderMap>,
 ) {
+    use opentelemetry::propagation::Extractor;
     use tracing_opentelemetry::OpenTelemetrySpanExt as _;
     struct Carrier<'a> {
         meta: &'a serde_json::Map<String, serde_json::Value>,
@@ -225,6 +236,7 @@ pub(crate) fn adopt_parent(
 /// to the client.
 #[cfg(feature = "mcp")]
 pub(crate) fn trace_context(span: &tracing::Span) -> Vec<(String, String)> {
+    use opentelemetry::propagation::Injector;
     use tracing_opentelemetry::OpenTelemetrySpanExt as _;
     struct Fields(Vec<(String, String)>);
     impl Injector for Fields {

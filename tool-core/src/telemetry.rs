@@ -115,7 +115,17 @@ impl Telemetry {
 }
 
 /// The span of one call. Its fields are declared here, to be recorded as the call goes.
+#[inline]
 pub(crate) fn call_span(call: &ToolCall) -> Span {
+    // One atomic load when no subscriber was ever installed, the common case of a
+    // program that does not trace.
+    if !tracing::dispatcher::has_been_set() {
+        return Span::none();
+    }
+    listened_call_span(call)
+}
+
+fn listened_call_span(call: &ToolCall) -> Span {
     tracing::info_span!(
         target: "toolwright",
         "execute_tool",
@@ -142,19 +152,47 @@ pub(crate) fn call_span(call: &ToolCall) -> Span {
     )
 }
 
-/// A phase of a call, as a child of the current span.
+/// A phase of the call whose span is `$call`, as a child of the current span; made only
+/// when something listens to the call.
 macro_rules! phase {
-    ($name:literal) => {
-        tracing::info_span!(target: "toolwright", $name)
+    ($call:expr, $name:literal) => {
+        if $call.is_disabled() {
+            tracing::Span::none()
+        } else {
+            tracing::info_span!(target: "toolwright", $name)
+        }
     };
 }
 pub(crate) use phase;
 
-/// Records what the call span shows of `tool` and its arguments, once they are read.
-pub(crate) fn record_call(span: &Span, telemetry: &Telemetry, tool: &dyn Tool, call: &ToolCall) {
-    if span.is_disabled() {
-        return;
+/// Records `value` as `field` of `span`, when something listens: a disabled span would
+/// still look the field up by name, on every call.
+#[inline]
+pub(crate) fn record(span: &Span, field: &str, value: impl tracing::Value) {
+    if !span.is_disabled() {
+        span.record(field, value);
     }
+}
+
+/// Runs `f` inside `span`, entered only when something listens.
+#[inline]
+pub(crate) fn in_span<T>(span: &Span, f: impl FnOnce() -> T) -> T {
+    if span.is_disabled() {
+        f()
+    } else {
+        span.in_scope(f)
+    }
+}
+
+/// Records what the call span shows of `tool` and its arguments, once they are read.
+#[inline]
+pub(crate) fn record_call(span: &Span, telemetry: &Telemetry, tool: &dyn Tool, call: &ToolCall) {
+    if !span.is_disabled() {
+        record_call_listened(span, telemetry, tool, call);
+    }
+}
+
+fn record_call_listened(span: &Span, telemetry: &Telemetry, tool: &dyn Tool, call: &ToolCall) {
     let spec = tool.spec();
     span.record("toolwright.effect", spec.effect.as_str());
     if telemetry.record_description {

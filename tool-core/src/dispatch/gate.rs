@@ -28,20 +28,21 @@ impl Registry {
         notes: &mut Notes,
         gate: Gate,
     ) -> Result<Admitted<'r>, ToolError> {
-        let (tool, prepared, normalized) = crate::telemetry::phase!("read_arguments")
-            .in_scope(|| self.read_call(call, &mut notes.repairs))?;
+        let (tool, prepared, normalized) = crate::telemetry::in_span(
+            &crate::telemetry::phase!(notes.span, "read_arguments"),
+            || self.read_call(call, &mut notes.repairs),
+        )?;
         let spec = tool.spec();
         let effect = effect_of(tool, &prepared);
         notes.effect = Some(effect);
         crate::telemetry::record_call(&notes.span, &self.settings.telemetry, tool, call);
-        notes
-            .span
-            .record("toolwright.effect.classified", effect.as_str());
-        let _policy = crate::telemetry::phase!("policy").entered();
+        crate::telemetry::record(&notes.span, "toolwright.effect.classified", effect.as_str());
+        let _policy = (!notes.span.is_disabled())
+            .then(|| tracing::info_span!(target: "toolwright", "policy").entered());
         // Scopes are the caller's credentials: checked on every path, approved or not.
         let caller = ctx.get::<Caller>();
         check_scopes(tool, caller).inspect_err(|_| {
-            notes.span.record("toolwright.policy.decision", "deny");
+            crate::telemetry::record(&notes.span, "toolwright.policy.decision", "deny");
         })?;
         if gate == Gate::Full {
             let arguments = match normalized.as_deref() {
@@ -61,9 +62,9 @@ impl Registry {
                 Ok(Some(_)) => "ask",
                 Err(_) => "deny",
             };
-            notes.span.record("toolwright.policy.decision", decision);
+            crate::telemetry::record(&notes.span, "toolwright.policy.decision", decision);
             if let Some(reason) = needed? {
-                notes.span.record("toolwright.approval.asked", true);
+                crate::telemetry::record(&notes.span, "toolwright.approval.asked", true);
                 let arguments = arguments_value(call, normalized.as_deref());
                 let ticket = self.issue_ticket(call, &spec.name, arguments, &reason, caller);
                 notes.ticket = Some(Box::new(ticket));
@@ -209,16 +210,17 @@ impl Registry {
         call.idempotency_key.clone_from(&ticket.idempotency_key);
         let span = crate::telemetry::call_span(&call);
         let mut notes = Notes::new(span.clone());
-        let outcome = match span.in_scope(|| self.check_ticket(ctx, ticket, &decision)) {
-            Err(refusal) => Err(refusal),
-            Ok(()) => {
-                use tracing::Instrument as _;
-                self.decide_once(ctx, ticket, decision, &mut call, &mut notes)
-                    .instrument(span.clone())
-                    .await
-            }
-        };
-        span.in_scope(|| self.finish(call.id, call.name, outcome, notes))
+        let outcome =
+            match crate::telemetry::in_span(&span, || self.check_ticket(ctx, ticket, &decision)) {
+                Err(refusal) => Err(refusal),
+                Ok(()) => {
+                    use tracing::Instrument as _;
+                    self.decide_once(ctx, ticket, decision, &mut call, &mut notes)
+                        .instrument(span.clone())
+                        .await
+                }
+            };
+        crate::telemetry::in_span(&span, || self.finish(call.id, call.name, outcome, notes))
     }
 
     /// Why `ticket` cannot be decided by the caller in `ctx` with `decision`, if it cannot.

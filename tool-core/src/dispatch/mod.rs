@@ -57,16 +57,18 @@ impl Registry {
         async move {
             let span = crate::telemetry::call_span(&call);
             let mut notes = Notes::new(span.clone());
-            let run = span.in_scope(|| match self.admit(ctx, &call, &mut notes, Gate::Full) {
-                Ok(admitted) => self.execute(ctx, &call, admitted, &mut notes),
-                Err(refusal) => ToolFuture::ready(Err(refusal)),
+            let run = crate::telemetry::in_span(&span, || {
+                match self.admit(ctx, &call, &mut notes, Gate::Full) {
+                    Ok(admitted) => self.execute(ctx, &call, admitted, &mut notes),
+                    Err(refusal) => ToolFuture::ready(Err(refusal)),
+                }
             });
             // A finished run is ready: no suspension, no span entered again.
             let outcome = match run.into_ready() {
                 Ok(outcome) => outcome,
                 Err(running) => running.instrument(span.clone()).await,
             };
-            span.in_scope(|| self.finish(call.id, call.name, outcome, notes))
+            crate::telemetry::in_span(&span, || self.finish(call.id, call.name, outcome, notes))
         }
     }
 
@@ -83,9 +85,9 @@ impl Registry {
 pub(crate) struct Notes {
     /// The call's `execute_tool` span (disabled when nothing listens).
     pub(super) span: tracing::Span,
-    /// When the call began, for the duration metric.
+    /// When the call began, for the duration metric (when metrics are on).
     #[cfg(feature = "otel")]
-    pub(super) started: std::time::Instant,
+    pub(super) started: Option<std::time::Instant>,
     pub(super) repairs: Vec<String>,
     pub(super) effect: Option<Effect>,
     pub(super) duplicate: bool,
@@ -98,7 +100,7 @@ impl Notes {
         Notes {
             span,
             #[cfg(feature = "otel")]
-            started: std::time::Instant::now(),
+            started: crate::otel::metrics_on().then(std::time::Instant::now),
             repairs: Vec::new(),
             effect: None,
             duplicate: false,

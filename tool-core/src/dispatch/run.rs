@@ -59,7 +59,7 @@ impl Registry {
                 Err(Held::Refused(refusal)) if refusal.kind == ErrorKind::Conflict => "conflict",
                 Err(Held::Refused(_)) => "store_error",
             };
-            notes.span.record("toolwright.idempotency.outcome", outcome);
+            crate::telemetry::record(&notes.span, "toolwright.idempotency.outcome", outcome);
             match claimed {
                 Ok(()) => {}
                 Err(Held::Done(stored)) => {
@@ -105,10 +105,9 @@ impl Registry {
             .tool_settings(&call.name)
             .and_then(|settings| settings.retry)
             .filter(|_| effect == Effect::ReadOnly || tool.spec().idempotent || keyed);
-        let run_span = crate::telemetry::phase!("run");
-        let run = run_span
-            .in_scope(|| self.start(ctx, tool, prepared))
-            .into_ready();
+        let run_span = crate::telemetry::phase!(span, "run");
+        let run =
+            crate::telemetry::in_span(&run_span, || self.start(ctx, tool, prepared)).into_ready();
         let span = span.clone();
         match run {
             Ok(outcome) if retry.is_none() || !is_retryable(&outcome) => {
@@ -131,7 +130,11 @@ impl Registry {
                             crate::timer::sleep(retry.backoff * 2u32.saturating_pow(attempt - 1))
                                 .await;
                             attempt += 1;
-                            span.record("toolwright.retries", i64::from(attempt - 1));
+                            crate::telemetry::record(
+                                &span,
+                                "toolwright.retries",
+                                i64::from(attempt - 1),
+                            );
                             outcome = match tool.prepare(arguments) {
                                 Ok(prepared) => self.run_prepared(ctx, tool, prepared).await,
                                 Err(error) => Err(error),

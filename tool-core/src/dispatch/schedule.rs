@@ -72,7 +72,7 @@ impl Registry {
                                 )
                             };
                             let span = notes.span.clone();
-                            span.record("toolwright.batch.turn", number as i64);
+                            crate::telemetry::record(&span, "toolwright.batch.turn", number as i64);
                             let outcome = tracing::Instrument::instrument(
                                 self.execute(ctx, &call, admitted, &mut notes),
                                 span,
@@ -107,11 +107,12 @@ impl Registry {
     fn admit_slot<'r>(&'r self, ctx: &Context, call: ToolCall) -> Slot<'r> {
         let span = crate::telemetry::call_span(&call);
         let mut notes = Notes::new(span.clone());
-        let (admitted, outcome) =
-            match span.in_scope(|| self.admit(ctx, &call, &mut notes, Gate::Full)) {
-                Ok(admitted) => (Some(admitted), None),
-                Err(refusal) => (None, Some(Err(refusal))),
-            };
+        let (admitted, outcome) = match crate::telemetry::in_span(&span, || {
+            self.admit(ctx, &call, &mut notes, Gate::Full)
+        }) {
+            Ok(admitted) => (Some(admitted), None),
+            Err(refusal) => (None, Some(Err(refusal))),
+        };
         Slot {
             call,
             notes,
@@ -137,7 +138,9 @@ impl Registry {
             .with_hint("the call may or may not have taken effect; check before calling again"))
         });
         let span = slot.notes.span.clone();
-        span.in_scope(|| self.finish(slot.call.id, slot.call.name, outcome, slot.notes))
+        crate::telemetry::in_span(&span, || {
+            self.finish(slot.call.id, slot.call.name, outcome, slot.notes)
+        })
     }
 }
 

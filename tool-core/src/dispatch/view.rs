@@ -20,8 +20,10 @@ impl Registry {
             .tool_settings(&name)
             .and_then(|settings| settings.budget);
         let budget = own.unwrap_or(self.settings.budget);
-        let view = crate::telemetry::phase!("fit_output")
-            .in_scope(|| self.model_view(&name, &call_id, &outcome, budget));
+        let view =
+            crate::telemetry::in_span(&crate::telemetry::phase!(notes.span, "fit_output"), || {
+                self.model_view(&name, &call_id, &outcome, budget)
+            });
         let span = &notes.span;
         if !span.is_disabled() {
             if let Err(error) = &outcome {
@@ -45,13 +47,15 @@ impl Registry {
             }
         }
         #[cfg(feature = "otel")]
-        crate::otel::record_call(
-            &name,
-            notes.started,
-            &outcome,
-            notes.duplicate,
-            view.as_ref().is_some_and(|view| view.truncated.is_some()),
-        );
+        if let Some(started) = notes.started {
+            crate::otel::record_call(
+                &name,
+                started,
+                &outcome,
+                notes.duplicate,
+                view.as_ref().is_some_and(|view| view.truncated.is_some()),
+            );
+        }
         ToolResult {
             call_id,
             name,
