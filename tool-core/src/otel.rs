@@ -3,7 +3,7 @@
 //! OTLP/HTTP.
 //!
 //! ```no_run
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 //! // OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318).
 //! let _otel = toolwright::otel::init("payments-agent")?;
 //! // ... serve or dispatch; spans and metrics are flushed when `_otel` drops.
