@@ -36,6 +36,7 @@ use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
+use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt as _;
 
 use crate::error::ErrorKind;
@@ -90,7 +91,9 @@ pub fn init(service_name: &str) -> Result<OtelGuard, Box<dyn std::error::Error +
 }
 
 /// Installs `tracer` and `meter` as [`init`] does, for providers you built (another
-/// exporter, a sampler, a test's in-memory exporter).
+/// exporter, a sampler, a test's in-memory exporter). toolwright's spans are exported,
+/// and other crates' spans and events at INFO and above: lower ones are left out, since
+/// some carry message contents (rmcp logs every protocol message at DEBUG).
 pub fn install(
     tracer: &SdkTracerProvider,
     meter: SdkMeterProvider,
@@ -98,7 +101,14 @@ pub fn install(
     opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
     opentelemetry::global::set_meter_provider(meter);
     INSTALLED.store(true, Ordering::Release);
-    let layer = tracing_opentelemetry::layer().with_tracer(tracer.tracer("toolwright"));
+    // Other crates' DEBUG and TRACE events are not exported: rmcp's carry whole protocol
+    // messages, tool results included, which would leak what Telemetry keeps out.
+    let filter = tracing_subscriber::filter::Targets::new()
+        .with_target("toolwright", tracing::Level::TRACE)
+        .with_default(tracing::Level::INFO);
+    let layer = tracing_opentelemetry::layer()
+        .with_tracer(tracer.tracer("toolwright"))
+        .with_filter(filter);
     tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer))?;
     Ok(())
 }

@@ -130,15 +130,18 @@ impl Registry {
                             crate::timer::sleep(retry.backoff * 2u32.saturating_pow(attempt - 1))
                                 .await;
                             attempt += 1;
+                            outcome = match tool.prepare(arguments) {
+                                Ok(prepared) => self.run_prepared(ctx, tool, prepared).await,
+                                Err(error) => Err(error),
+                            };
+                        }
+                        // Once, at the end: a field recorded twice is exported twice.
+                        if attempt > 1 {
                             crate::telemetry::record(
                                 &span,
                                 "toolwright.retries",
                                 i64::from(attempt - 1),
                             );
-                            outcome = match tool.prepare(arguments) {
-                                Ok(prepared) => self.run_prepared(ctx, tool, prepared).await,
-                                Err(error) => Err(error),
-                            };
                         }
                     }
                     self.finished(call, outcome)
