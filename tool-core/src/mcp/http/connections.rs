@@ -3,7 +3,6 @@
 //! timeout, the cap on connections (the one that has waited longest makes room), or
 //! shutdown.
 
-use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -12,8 +11,6 @@ use std::task::{Context as TaskContext, Poll};
 use http_body_util::combinators::BoxBody;
 use hyper::body::{Body, Bytes, Frame, SizeHint};
 use rustc_hash::FxHashMap;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
 use tokio::sync::{Notify, watch};
 use tokio::time::Instant;
 
@@ -43,19 +40,21 @@ pub(super) struct Connections {
 pub(super) struct Connection {
     id: u64,
     phase: Mutex<Phase>,
-    /// Woken when the phase gives a new deadline, or when the connection must close.
+    /// Woken when the connection must close (to make room, or at the end of shutdown).
     wake: Notify,
     /// Set when the connection is closed to make room.
     evicted: AtomicBool,
 }
 
+/// What a connection is doing. Changing it wakes nobody: the connection's task looks
+/// when its timer fires, so a request costs no timer of its own.
 #[derive(Debug, Clone, Copy)]
 enum Phase {
-    /// Accepted at this instant; no request yet.
+    /// Accepted at this instant; its first request head is due within the header
+    /// timeout.
     Fresh(Instant),
-    /// The first bytes of the next request head arrived at this instant.
-    Head(Instant),
-    /// The last response was handed over at this instant: a keep-alive wait.
+    /// The last response was handed over at this instant: the next request head is due
+    /// within the idle timeout.
     Idle(Instant),
     /// Serving this many requests (their bodies included, until sent).
     Busy(u32),
@@ -154,7 +153,7 @@ impl Connection {
     /// When this connection's wait for its client ends, `None` while it serves.
     pub(super) fn deadline(&self, limits: &HttpLimits) -> Option<Instant> {
         match *lock(&self.phase) {
-            Phase::Fresh(since) | Phase::Head(since) => Some(since + limits.header_read_timeout),
+            Phase::Fresh(since) => Some(since + limits.header_read_timeout),
             Phase::Idle(since) => Some(since + limits.idle_timeout),
             Phase::Busy(_) => None,
         }
@@ -162,35 +161,24 @@ impl Connection {
 
     fn waiting_since(&self) -> Option<Instant> {
         match *lock(&self.phase) {
-            Phase::Fresh(since) | Phase::Head(since) | Phase::Idle(since) => Some(since),
+            Phase::Fresh(since) | Phase::Idle(since) => Some(since),
             Phase::Busy(_) => None,
         }
     }
 
-    /// Whether bytes of a request are on their way (a new connection, or a head begun):
-    /// closing it now would reset a request the client already sent.
+    /// Whether its first request may be on its way: closing it now could reset a
+    /// request the client already sent.
     pub(super) fn expecting_request(&self) -> bool {
-        matches!(*lock(&self.phase), Phase::Fresh(_) | Phase::Head(_))
+        matches!(*lock(&self.phase), Phase::Fresh(_))
     }
 
     pub(super) fn evicted(&self) -> bool {
         self.evicted.load(Ordering::Acquire)
     }
 
-    /// Waits for a change worth looking at the deadline again for.
-    pub(super) async fn changed(&self) {
+    /// Waits until the connection must close now.
+    pub(super) async fn closing(&self) {
         self.wake.notified().await;
-    }
-
-    /// Bytes arrived: an idle connection starts its next request head, whose own
-    /// (shorter) timeout now runs.
-    fn received(&self) {
-        let mut phase = lock(&self.phase);
-        if let Phase::Idle(_) = *phase {
-            *phase = Phase::Head(Instant::now());
-            drop(phase);
-            self.wake.notify_one();
-        }
     }
 
     /// A request's head is in: the connection serves until the returned guard drops.
@@ -215,8 +203,6 @@ impl Drop for Busy {
             Phase::Busy(count) if count > 1 => Phase::Busy(count - 1),
             _ => Phase::Idle(Instant::now()),
         };
-        drop(phase);
-        self.0.wake.notify_one();
     }
 }
 
@@ -251,63 +237,6 @@ impl<T: Unpin> Body for Held<T> {
 
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
-    }
-}
-
-/// A connection's socket, telling the connection when bytes arrive.
-pub(super) struct Tracked {
-    stream: TcpStream,
-    connection: Arc<Connection>,
-}
-
-impl Tracked {
-    pub(super) fn new(stream: TcpStream, connection: Arc<Connection>) -> Self {
-        Tracked { stream, connection }
-    }
-}
-
-impl AsyncRead for Tracked {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut TaskContext<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let read = Pin::new(&mut self.stream).poll_read(cx, buf);
-        if matches!(read, Poll::Ready(Ok(()))) && buf.filled().len() > before {
-            self.connection.received();
-        }
-        read
-    }
-}
-
-impl AsyncWrite for Tracked {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut TaskContext<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut TaskContext<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
     }
 }
 
@@ -361,7 +290,7 @@ mod tests {
     }
 
     #[test]
-    fn an_idle_connection_gets_the_head_timeout_once_bytes_arrive() {
+    fn a_fresh_connection_has_the_head_timeout_an_idle_one_the_keep_alive_timeout() {
         let limits = HttpLimits {
             header_read_timeout: std::time::Duration::from_secs(5),
             idle_timeout: std::time::Duration::from_secs(60),
@@ -371,17 +300,13 @@ mod tests {
         let connection = connections.admit().unwrap();
         let fresh = connection.deadline(&limits).unwrap();
         assert!(fresh <= Instant::now() + limits.header_read_timeout);
-        drop(connection.begin());
+        let busy = connection.begin();
+        assert_eq!(connection.deadline(&limits), None, "serving: no deadline");
+        drop(busy);
         let idle = connection.deadline(&limits).unwrap();
         assert!(
             idle > Instant::now() + limits.header_read_timeout,
             "idle: the keep-alive timeout"
-        );
-        connection.received();
-        let head = connection.deadline(&limits).unwrap();
-        assert!(
-            head <= Instant::now() + limits.header_read_timeout,
-            "a head: its own timeout"
         );
         connections.release(&connection);
         assert_eq!(connections.len(), 0);

@@ -22,12 +22,12 @@ use std::time::Duration;
 /// cannot lock others out. A connection serving a request is never closed for room.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpLimits {
-    /// From a connection's first byte (or its accept) to the end of a request's head:
-    /// 10 s.
+    /// From a connection's accept to the end of its first request's head: 10 s.
     pub header_read_timeout: Duration,
     /// From the end of a request's head to the end of its body: 30 s.
     pub body_read_timeout: Duration,
-    /// How long a keep-alive connection may wait for its next request: 60 s.
+    /// From a keep-alive connection's last answer to the end of its next request's
+    /// head: 60 s.
     pub idle_timeout: Duration,
     /// Open connections: three quarters of the process's file-descriptor limit, at most
     /// 10,000 (1,000 where the limit cannot be read). The rest of the descriptors stay

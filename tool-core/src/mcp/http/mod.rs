@@ -31,7 +31,7 @@ use tokio::io::AsyncWriteExt as _;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use self::connections::{Busy, Connection, Connections, Held, Stage, Tracked};
+use self::connections::{Busy, Connection, Connections, Held, Stage};
 pub use self::limits::HttpLimits;
 use super::McpServer;
 use super::auth::{AuthError, ResourceServer, WELL_KNOWN, bearer_token};
@@ -272,7 +272,7 @@ async fn serve_connection(shared: Arc<Shared>, stream: TcpStream) {
         }
     }
     let _release = Release(connections.clone(), connection.clone());
-    let io = TokioIo::new(Tracked::new(stream, connection.clone()));
+    let io = TokioIo::new(stream);
     let serving_connection = connection.clone();
     let service = hyper::service::service_fn(move |request| {
         let busy = serving_connection.begin();
@@ -283,14 +283,15 @@ async fn serve_connection(shared: Arc<Shared>, stream: TcpStream) {
     let mut stage = connections.watch_stage();
     let mut draining = false;
     let limits = connections.limits();
+    // One timer for the connection's life, looked at when it fires: a request costs no
+    // timer of its own. While the connection serves, it looks again an idle timeout on.
+    let timer = tokio::time::sleep_until(
+        connection
+            .deadline(limits)
+            .unwrap_or_else(|| tokio::time::Instant::now() + limits.idle_timeout),
+    );
+    let mut timer = std::pin::pin!(timer);
     loop {
-        let deadline = connection.deadline(limits);
-        let timeout = async {
-            match deadline {
-                Some(deadline) => tokio::time::sleep_until(deadline).await,
-                None => std::future::pending().await,
-            }
-        };
         tokio::select! {
             result = serving.as_mut() => {
                 if let Err(error) = result {
@@ -298,21 +299,27 @@ async fn serve_connection(shared: Arc<Shared>, stream: TcpStream) {
                 }
                 return;
             }
-            () = connection.changed() => {
+            () = connection.closing() => {
                 if connection.evicted() {
                     return;
                 }
             }
-            () = timeout => {
-                if connection.deadline(limits).is_some_and(|deadline| deadline <= tokio::time::Instant::now()) {
-                    tracing::debug!("closing an MCP HTTP connection that waited too long for its client");
-                    return;
+            () = timer.as_mut() => {
+                let now = tokio::time::Instant::now();
+                match connection.deadline(limits) {
+                    Some(deadline) if deadline <= now => {
+                        tracing::debug!("closing an MCP HTTP connection that waited too long for its client");
+                        return;
+                    }
+                    Some(deadline) => timer.as_mut().reset(deadline),
+                    None => timer.as_mut().reset(now + limits.idle_timeout),
                 }
             }
             _ = stage.changed(), if !draining => {
                 draining = true;
-                // Idle: close now; serving: close after the answer. A request on its way
-                // is let in, to be answered 503 (`Connection: close`) instead of reset.
+                // Idle: close now; serving: close after the answer. A first request on
+                // its way is let in, to be answered 503 (`Connection: close`) instead
+                // of reset.
                 if !connection.expecting_request() {
                     serving.as_mut().graceful_shutdown();
                 }
