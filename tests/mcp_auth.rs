@@ -158,12 +158,20 @@ fn text(answer: &Answer) -> &str {
 
 /// The MCP server with OAuth, on a loopback port, in a runtime of its own. Returns the
 /// `/mcp` URL.
-fn serve(runtime: &tokio::runtime::Runtime, issuer: &str, challenge: bool) -> String {
+fn serve(
+    runtime: &tokio::runtime::Runtime,
+    issuer: &str,
+    challenge: bool,
+    per_caller: bool,
+) -> String {
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let resource = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let registry = Registry::new().with(Whoami).with(Refund);
+    let mut registry = Registry::new().with(Whoami).with(Refund);
+    if per_caller {
+        registry = registry.with_visibility(toolwright::policy::caller_holds_scopes);
+    }
     // Requests without a token never reach a tool; this caller is shadowed by the token's.
     let context = Context::new().with(Caller::new("nobody", [] as [&str; 0]));
     let server = McpServer::new(registry, context).unwrap();
@@ -181,7 +189,7 @@ fn serve(runtime: &tokio::runtime::Runtime, issuer: &str, challenge: bool) -> St
 fn bearer_tokens_become_the_caller_and_bad_ones_get_their_challenge() {
     let issuer = Issuer::start();
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let url = serve(&runtime, &issuer.url, true);
+    let url = serve(&runtime, &issuer.url, true, false);
     let metadata_url = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
 
     // The protected-resource metadata, where RFC 9728 puts it for a path-suffixed resource.
@@ -375,7 +383,7 @@ fn bearer_tokens_become_the_caller_and_bad_ones_get_their_challenge() {
 fn without_the_scope_challenge_a_lacking_scope_is_the_denied_result_alone() {
     let issuer = Issuer::start();
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let url = serve(&runtime, &issuer.url, false);
+    let url = serve(&runtime, &issuer.url, false, false);
     let token = issuer.mint(json!({"sub": "reader", "scope": "reports:read", "aud": url}));
     let answer = post(
         &url,
@@ -394,4 +402,48 @@ fn without_the_scope_challenge_a_lacking_scope_is_the_denied_result_alone() {
             .contains("payments:write"),
         "{error}"
     );
+}
+
+#[test]
+fn each_client_lists_and_calls_only_the_tools_its_token_permits() {
+    let issuer = Issuer::start();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let url = serve(&runtime, &issuer.url, true, true);
+    let list = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "auth-test", "version": "1"},
+        }},
+    });
+    let listed = |token: &str| -> Vec<String> {
+        let answer = post(&url, Some(token), &list);
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        answer.body["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let reader = issuer.mint(json!({"sub": "reader", "scope": "reports:read", "aud": url}));
+    let writer = issuer.mint(json!({"sub": "writer", "scope": "payments:write", "aud": url}));
+    assert_eq!(listed(&reader), ["whoami"]);
+    assert_eq!(listed(&writer), ["whoami", "refund"]);
+    // To the reader, refund does not exist: the unknown-tool error, not a scope challenge.
+    let answer = post(
+        &url,
+        Some(&reader),
+        &call(2, "refund", json!({"order": "A-1"})),
+    );
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.challenge, None);
+    assert_eq!(answer.body["error"]["code"], -32602, "{}", answer.body);
+    let answer = post(
+        &url,
+        Some(&writer),
+        &call(3, "refund", json!({"order": "A-1"})),
+    );
+    assert_eq!(text(&answer), "refunded A-1", "{}", answer.body);
 }

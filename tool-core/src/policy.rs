@@ -123,6 +123,13 @@ impl Policy for AllowAll {
     }
 }
 
+/// A visibility rule for [`Registry::with_visibility`](crate::Registry::with_visibility):
+/// a tool is offered to a caller holding every scope it needs (`#[tool(scopes = [...])]`),
+/// and a context without a [`Caller`] sees only the tools that need none.
+pub fn caller_holds_scopes(ctx: &crate::Context, spec: &ToolSpec) -> bool {
+    missing_scopes(spec, ctx.get::<Caller>()).is_empty()
+}
+
 /// The scopes `spec` needs that `caller` lacks.
 pub(crate) fn missing_scopes<'a>(spec: &'a ToolSpec, caller: Option<&Caller>) -> Vec<&'a str> {
     spec.scopes

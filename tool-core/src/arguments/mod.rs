@@ -16,6 +16,7 @@ use serde_json::Value;
 
 pub(crate) use slow::{check_is_object, invalid_arguments, no_parameters};
 
+use crate::context::Context;
 use crate::dispatch::CallArguments;
 use crate::dispatch::ToolCall;
 use crate::error::panicked;
@@ -28,8 +29,9 @@ impl Registry {
         &self,
         call: &ToolCall,
         repairs: &mut Vec<String>,
+        ctx: Option<&Context>,
     ) -> Result<ReadCall<'_>, ToolError> {
-        let tool = self.lookup(&call.name)?;
+        let tool = self.lookup(ctx, &call.name)?;
         let spec = tool.spec();
         let limit = self.settings.max_argument_bytes;
         let size = match &call.arguments {

@@ -30,7 +30,7 @@ impl Registry {
     ) -> Result<Admitted<'r>, ToolError> {
         let (tool, prepared, normalized) = crate::telemetry::in_span(
             &crate::telemetry::phase!(notes.span, "read_arguments"),
-            || self.read_call(call, &mut notes.repairs),
+            || self.read_call(call, &mut notes.repairs, Some(ctx)),
         )?;
         let spec = tool.spec();
         let effect = effect_of(tool, &prepared);

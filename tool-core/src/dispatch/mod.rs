@@ -75,7 +75,7 @@ impl Registry {
     /// Looks the tool up and reads the arguments (no policy, no run). `Ok` holds the tool
     /// and its prepared arguments.
     pub fn prepare_call(&self, call: &ToolCall) -> Result<(&dyn Tool, Prepared), ToolError> {
-        self.read_call(call, &mut Vec::new())
+        self.read_call(call, &mut Vec::new(), None)
             .map(|(tool, prepared, _)| (tool, prepared))
     }
 }

@@ -197,6 +197,11 @@ impl McpServer {
     }
 
     /// The same tools for another client: its own `logging/setLevel`, its own session id.
+    /// The context every call sees (a request's caller goes over it).
+    pub(crate) fn context(&self) -> &Arc<Context> {
+        &self.context
+    }
+
     pub(crate) fn new_session(&self) -> Self {
         McpServer {
             log_level: Arc::default(),
@@ -467,9 +472,25 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        if !self.registry.has_visibility() {
+            return Ok(ListToolsResult::with_all_items(self.tools.to_vec()));
+        }
+        // Each client sees the tools offered to its caller (the registry's visibility).
+        let request_context = self.request_context(&context);
+        let ctx = request_context.as_ref().unwrap_or(&self.context);
+        let offered = self
+            .tools
+            .iter()
+            .filter(|tool| {
+                self.registry
+                    .get(&tool.name)
+                    .is_some_and(|known| self.registry.offered(Some(ctx), known.spec()))
+            })
+            .cloned()
+            .collect();
+        Ok(ListToolsResult::with_all_items(offered))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

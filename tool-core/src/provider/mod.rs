@@ -126,9 +126,27 @@ impl Registry {
     /// Every tool's definition in `dialect`, in registration order; or every construct,
     /// in every tool, that the dialect cannot express.
     pub fn definitions(&self, dialect: Dialect) -> Result<Vec<Value>, Vec<LoweringError>> {
+        self.render_definitions(None, dialect)
+    }
+
+    /// [`Registry::definitions`] of the tools offered to the caller in `ctx` (all of
+    /// them unless [`Registry::with_visibility`] decides).
+    pub fn definitions_for(
+        &self,
+        ctx: &crate::Context,
+        dialect: Dialect,
+    ) -> Result<Vec<Value>, Vec<LoweringError>> {
+        self.render_definitions(Some(ctx), dialect)
+    }
+
+    fn render_definitions(
+        &self,
+        ctx: Option<&crate::Context>,
+        dialect: Dialect,
+    ) -> Result<Vec<Value>, Vec<LoweringError>> {
         let mut definitions = Vec::with_capacity(self.len());
         let mut errors = Vec::new();
-        for spec in self.specs() {
+        for spec in self.specs().filter(|spec| self.offered(ctx, spec)) {
             match definition(spec, dialect) {
                 Ok(value) => definitions.push(value),
                 Err(found) => errors.extend(found),

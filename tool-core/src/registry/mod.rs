@@ -211,9 +211,16 @@ impl Registry {
 
     /// The names of the tools, closest to `name` first (for "did you mean").
     pub fn closest_names(&self, name: &str) -> Vec<&str> {
+        self.closest_names_for(None, name)
+    }
+
+    /// [`Registry::closest_names`] among the tools `ctx`'s caller is offered.
+    fn closest_names_for(&self, ctx: Option<&Context>, name: &str) -> Vec<&str> {
         let mut names: Vec<(f64, &str)> = self
             .by_name
-            .keys()
+            .iter()
+            .filter(|&(_, &index)| self.offered(ctx, self.tools[index].spec()))
+            .map(|(candidate, _)| candidate)
             .map(|candidate| {
                 (
                     crate::similarity::jaro_winkler(
@@ -362,6 +369,26 @@ impl Registry {
         self
     }
 
+    /// Offers each caller only the tools `visible` allows, decided per call from the
+    /// context (its [`Caller`](crate::policy::Caller), a step counter of yours, ...):
+    /// [`Registry::definitions_for`] lists only those, MCP's `tools/list` follows it for
+    /// each client, and a call to a tool not offered is `unknown_tool`, as if it did not
+    /// exist (it is not named among the suggestions either).
+    /// [`policy::caller_holds_scopes`](crate::policy::caller_holds_scopes) is the ready
+    /// rule: hide the tools whose scopes the caller lacks.
+    pub fn with_visibility(
+        mut self,
+        visible: impl Fn(&Context, &ToolSpec) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.settings.visibility = Some(Arc::new(visible));
+        self
+    }
+
+    /// Whether a visibility rule decides per caller what is offered.
+    pub fn has_visibility(&self) -> bool {
+        self.settings.visibility.is_some()
+    }
+
     /// Sets how many read-only calls of a batch run at once (default 8).
     pub fn with_max_concurrency(mut self, limit: usize) -> Self {
         self.settings.max_concurrency = limit.max(1);
@@ -377,8 +404,21 @@ impl Registry {
 
 impl Registry {
     /// The tool named `name`, or the `unknown_tool` error naming the closest ones.
-    pub(crate) fn lookup(&self, name: &str) -> Result<&dyn Tool, ToolError> {
-        if let Some(tool) = self.get(name) {
+    /// Whether `spec` is offered to the caller in `ctx` (`None`: the harness itself,
+    /// which sees every tool).
+    pub(crate) fn offered(&self, ctx: Option<&Context>, spec: &ToolSpec) -> bool {
+        match (&self.settings.visibility, ctx) {
+            (Some(visible), Some(ctx)) => visible(ctx, spec),
+            _ => true,
+        }
+    }
+
+    /// The tool `name`, as the caller in `ctx` sees the registry: a tool it is not
+    /// offered is unknown, and is never suggested.
+    pub(crate) fn lookup(&self, ctx: Option<&Context>, name: &str) -> Result<&dyn Tool, ToolError> {
+        if let Some(tool) = self.get(name)
+            && self.offered(ctx, tool.spec())
+        {
             return Ok(tool);
         }
         let shown: Cow<'_, str> = if name.chars().count() > 64 {
@@ -386,7 +426,7 @@ impl Registry {
         } else {
             name.into()
         };
-        let names = self.closest_names(name);
+        let names = self.closest_names_for(ctx, name);
         let closest = names
             .first()
             .copied()

@@ -16,6 +16,10 @@ use crate::policy::{EffectPolicy, Policy};
 /// Receives the scheduler's events.
 pub(crate) type Observer = Arc<dyn Fn(&Event) + Send + Sync>;
 
+/// Decides whether a tool is offered to the caller a context holds.
+pub(crate) type Visibility =
+    Arc<dyn Fn(&crate::context::Context, &crate::spec::ToolSpec) -> bool + Send + Sync>;
+
 /// Per-registry settings, with per-tool overrides.
 #[derive(Clone)]
 pub(crate) struct Settings {
@@ -30,6 +34,8 @@ pub(crate) struct Settings {
     /// Per-tool overrides, by tool name (names checked when set).
     pub per_tool: FxHashMap<String, ToolSettings>,
     pub observer: Option<Observer>,
+    /// Which tools a caller is offered (all of them when unset).
+    pub visibility: Option<Visibility>,
     pub max_concurrency: usize,
     pub telemetry: crate::telemetry::Telemetry,
 }
@@ -47,6 +53,7 @@ impl Default for Settings {
             approvals: Approvals::default(),
             per_tool: FxHashMap::default(),
             observer: None,
+            visibility: None,
             max_concurrency: 8,
             telemetry: crate::telemetry::Telemetry::default(),
         }

@@ -72,6 +72,8 @@ struct Shared {
     /// The protected-resource metadata document, rendered once.
     metadata: Bytes,
     registry: Arc<Registry>,
+    /// The server's context, for what the registry offers each caller.
+    context: Arc<crate::context::Context>,
 }
 
 /// What a response holds until it has been sent.
@@ -123,6 +125,7 @@ impl HttpServer {
             auth,
         } = self;
         let registry = server.registry.clone();
+        let context = server.context().clone();
         let tool_scopes: Vec<String> = registry
             .specs()
             .flat_map(|spec| spec.scopes.iter().cloned())
@@ -148,6 +151,7 @@ impl HttpServer {
             auth,
             metadata,
             registry,
+            context,
         });
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
@@ -433,6 +437,12 @@ async fn route(
     if let (Some(auth), Some(caller)) = (&shared.auth, &caller)
         && auth.scope_challenge()
         && let Some(tool) = called_tool(&body).and_then(|name| shared.registry.get(&name))
+        // A tool this caller is not offered is unknown to it, not a scope to step up to.
+        && (!shared.registry.has_visibility()
+            || shared.registry.offered(
+                Some(&crate::context::Context::over(shared.context.clone()).with(caller.clone())),
+                tool.spec(),
+            ))
     {
         lacking = tool
             .spec()
