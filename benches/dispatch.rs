@@ -236,6 +236,10 @@ fn huge_registry(c: &mut Criterion) {
             format!("definitions, 10,000 tools, {}", dialect.slug()),
             |b| b.iter(|| black_box(huge.definitions(dialect).unwrap().len())),
         );
+        group.bench_function(
+            format!("definitions_shared, 10,000 tools, {}", dialect.slug()),
+            |b| b.iter(|| black_box(huge.definitions_shared(dialect).unwrap().len())),
+        );
         group.bench_function(format!("definitions, 100 tools, {}", dialect.slug()), |b| {
             b.iter(|| black_box(hundred.definitions(dialect).unwrap().len()))
         });

@@ -140,3 +140,42 @@ fn malformed_responses_are_errors_not_panics() {
     }
     assert!(parse_calls(Dialect::Anthropic { strict: false }, &json!({})).is_err());
 }
+
+#[test]
+fn definitions_are_rendered_once_and_again_after_a_tool_is_added() {
+    let mut registry = Registry::new().with(tools::ConvertTemperature);
+    for dialect in [Dialect::Mcp, Dialect::OpenAiChat { strict: true }] {
+        let first = registry.definitions_shared(dialect).unwrap();
+        let again = registry.definitions_shared(dialect).unwrap();
+        assert!(
+            std::sync::Arc::ptr_eq(&first, &again),
+            "rendered once: {dialect:?}"
+        );
+        assert_eq!(
+            *first,
+            registry.definitions(dialect).unwrap(),
+            "{dialect:?}"
+        );
+        assert_eq!(first.len(), 1);
+    }
+    registry.register(tools::SaveNote).unwrap();
+    for dialect in [Dialect::Mcp, Dialect::OpenAiChat { strict: true }] {
+        let names: Vec<Value> = registry
+            .definitions_shared(dialect)
+            .unwrap()
+            .iter()
+            .map(|definition| {
+                definition
+                    .pointer("/name")
+                    .or(definition.pointer("/function/name"))
+                    .cloned()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [json!("convert_temperature"), json!("save_note")],
+            "{dialect:?}"
+        );
+    }
+}

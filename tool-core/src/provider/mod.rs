@@ -9,6 +9,7 @@ mod mcp;
 mod openai;
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -16,6 +17,32 @@ use crate::dispatch::{ToolCall, ToolResult};
 use crate::registry::Registry;
 use crate::schema::lower::{LoweringError, Target, lower_schema};
 use crate::spec::ToolSpec;
+
+/// Definitions rendered per dialect, kept by a registry.
+#[derive(Default)]
+pub(crate) struct Rendered(std::sync::Mutex<Vec<(Dialect, Arc<RenderedDefinitions>)>>);
+
+type RenderedDefinitions = Result<Arc<Vec<Value>>, Vec<LoweringError>>;
+
+impl Rendered {
+    /// The definitions of `dialect`, rendered by `render` the first time.
+    fn get_or_render(
+        &self,
+        dialect: Dialect,
+        render: impl FnOnce() -> RenderedDefinitions,
+    ) -> Arc<RenderedDefinitions> {
+        let mut rendered = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, definitions)) = rendered.iter().find(|(kept, _)| *kept == dialect) {
+            return definitions.clone();
+        }
+        let definitions = Arc::new(render());
+        rendered.push((dialect, definitions.clone()));
+        definitions
+    }
+}
 
 /// How tool definitions are sent: the provider API and, where it has one, its strict
 /// mode.
@@ -126,7 +153,26 @@ impl Registry {
     /// Every tool's definition in `dialect`, in registration order; or every construct,
     /// in every tool, that the dialect cannot express.
     pub fn definitions(&self, dialect: Dialect) -> Result<Vec<Value>, Vec<LoweringError>> {
-        self.render_definitions(None, dialect)
+        // Rendered afresh: for a large catalog, copying kept `Value`s costs as much as
+        // lowering them again (measured with 10,000 tools, benches/dispatch.rs).
+        // `definitions_shared` is the kept, uncopied form.
+        self.render_all(dialect)
+    }
+
+    /// [`Registry::definitions`], rendered on the first call and then shared: every
+    /// later call is a reference count (specs do not change once registered; adding a
+    /// tool renders again). For a harness that sends the same list on every request.
+    pub fn definitions_shared(
+        &self,
+        dialect: Dialect,
+    ) -> Result<Arc<Vec<Value>>, Vec<LoweringError>> {
+        let all = self
+            .rendered
+            .get_or_render(dialect, || self.render_all(dialect).map(Arc::new));
+        match &*all {
+            Ok(definitions) => Ok(definitions.clone()),
+            Err(errors) => Err(errors.clone()),
+        }
     }
 
     /// [`Registry::definitions`] of the tools offered to the caller in `ctx` (all of
@@ -136,17 +182,22 @@ impl Registry {
         ctx: &crate::Context,
         dialect: Dialect,
     ) -> Result<Vec<Value>, Vec<LoweringError>> {
-        self.render_definitions(Some(ctx), dialect)
+        if !self.has_visibility() {
+            return self.definitions(dialect);
+        }
+        let all = self.definitions_shared(dialect)?;
+        Ok(self
+            .specs()
+            .zip(all.iter())
+            .filter(|(spec, _)| self.offered(Some(ctx), spec))
+            .map(|(_, definition)| definition.clone())
+            .collect())
     }
 
-    fn render_definitions(
-        &self,
-        ctx: Option<&crate::Context>,
-        dialect: Dialect,
-    ) -> Result<Vec<Value>, Vec<LoweringError>> {
+    fn render_all(&self, dialect: Dialect) -> Result<Vec<Value>, Vec<LoweringError>> {
         let mut definitions = Vec::with_capacity(self.len());
         let mut errors = Vec::new();
-        for spec in self.specs().filter(|spec| self.offered(ctx, spec)) {
+        for spec in self.specs() {
             match definition(spec, dialect) {
                 Ok(value) => definitions.push(value),
                 Err(found) => errors.extend(found),

@@ -42,6 +42,9 @@ pub struct Registry {
     /// a fast non-cryptographic hash is safe here.
     by_name: FxHashMap<String, usize>,
     pub(crate) settings: Settings,
+    /// Definitions rendered once per dialect (specs do not change once registered;
+    /// adding a tool empties it).
+    pub(crate) rendered: crate::provider::Rendered,
 }
 
 /// A tool that cannot join a registry.
@@ -115,6 +118,7 @@ impl Registry {
             tools: Vec::new(),
             by_name: FxHashMap::default(),
             settings: Settings::default(),
+            rendered: crate::provider::Rendered::default(),
         }
     }
 
@@ -152,6 +156,7 @@ impl Registry {
         }
         self.by_name.insert(name, self.tools.len());
         self.tools.push(tool);
+        self.rendered = crate::provider::Rendered::default();
         Ok(())
     }
 
