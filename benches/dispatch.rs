@@ -19,12 +19,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 #[path = "support/book_room.rs"]
 mod book_room;
 
-use book_room::{BookRoom, BookRoomArgs, VALID, book_room};
+use book_room::{BookRoom, BookRoomArgs, VALID, book_room, generated, registry_of};
 use serde::Deserialize;
 use serde_json::Value;
-use toolwright::{
-    Arguments, Context, Prepared, Registry, Tool, ToolCall, ToolError, ToolFuture, ToolSpec,
-};
+use toolwright::{Arguments, Context, Registry, Tool, ToolCall};
 
 /// Four problems: `room` is a number, `hour` is over 23, `minutes` is missing, and
 /// `minute` is not a parameter.
@@ -141,43 +139,6 @@ fn invalid_call(c: &mut Criterion) {
         },
     );
     group.finish();
-}
-
-/// A tool whose contract is known only at run time: the shape of a 1,000-tool registry
-/// built from configuration.
-struct Generated {
-    spec: ToolSpec,
-}
-
-impl Tool for Generated {
-    fn spec(&self) -> &ToolSpec {
-        &self.spec
-    }
-    fn prepare(&self, _: Arguments<'_>) -> Result<Prepared, ToolError> {
-        Ok(Prepared::new(()))
-    }
-    fn run<'a>(&'a self, _: &'a Context, _: Prepared) -> ToolFuture<'a> {
-        ToolFuture::ready(Ok(toolwright::ToolOutput::Empty))
-    }
-}
-
-fn generated(count: usize) -> Vec<Generated> {
-    let template = BookRoom.spec().clone();
-    (0..count)
-        .map(|i| {
-            let mut spec = template.clone();
-            spec.name = format!("tool_{i:04}");
-            Generated { spec }
-        })
-        .collect()
-}
-
-fn registry_of(tools: Vec<Generated>) -> Registry {
-    let mut registry = Registry::new();
-    for tool in tools {
-        registry.register(tool).unwrap();
-    }
-    registry
 }
 
 fn large_registry(c: &mut Criterion) {

@@ -12,6 +12,13 @@
 //! hand-written dispatcher of that one tool, or the floor (serde into a struct and a
 //! direct call). With `--features otel`, `traced` dispatches with OpenTelemetry's SDK
 //! behind the spans.
+//!
+//! Memory (resident set, from `/proc/self/status`):
+//!
+//! ```sh
+//! cargo run --release --example dispatch_loop -- catalog 10000  # a 10,000-tool registry
+//! cargo run --release --example dispatch_loop -- batch 1000     # 1,000 async calls at once
+//! ```
 
 #[path = "../benches/support/book_room.rs"]
 mod book_room;
@@ -23,12 +30,77 @@ use std::task::{Context as TaskContext, Poll, Waker};
 use book_room::{BookRoom, BookRoomArgs, VALID};
 use toolwright::{Context, Registry, ToolCall};
 
+/// Wait, then answer: an async tool that holds its call in flight.
+#[toolwright::tool(effect = "read_only")]
+async fn wait_a_moment(
+    /// How long, in milliseconds.
+    millis: u64,
+) -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
+    "done".into()
+}
+
+/// This process's resident memory now and at its peak, in KiB.
+fn memory() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| -> u64 {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_else(|| "toolwright".into());
     let count: usize = args
         .next()
         .map_or(10_000, |n| n.parse().expect("a number of calls"));
+    if mode == "catalog" {
+        let (before, _) = memory();
+        let started = std::time::Instant::now();
+        let registry = book_room::registry_of(book_room::generated(count));
+        let built = started.elapsed();
+        let (after_build, _) = memory();
+        let definitions = registry
+            .definitions_shared(toolwright::provider::Dialect::Mcp)
+            .expect("expressible");
+        let (after_definitions, peak) = memory();
+        println!(
+            "{count} tools: built in {built:?}, {} KiB ({} bytes a tool); with the MCP definitions kept, {} KiB ({} bytes a tool); peak {peak} KiB",
+            after_build - before,
+            (after_build - before) * 1024 / count as u64,
+            after_definitions - before,
+            (after_definitions - before) * 1024 / count as u64,
+        );
+        black_box(definitions);
+        return;
+    }
+    if mode == "batch" {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let registry = Registry::new()
+            .with(WaitAMoment)
+            .with_max_concurrency(count);
+        let calls: Vec<ToolCall> = (0..count)
+            .map(|n| ToolCall::new(format!("call_{n}"), "wait_a_moment", r#"{"millis": 500}"#))
+            .collect();
+        let (before, _) = memory();
+        let results = runtime.block_on(registry.dispatch_batch(&Context::new(), calls));
+        let (_, peak) = memory();
+        assert!(results.iter().all(|result| result.for_model() == "done"));
+        println!(
+            "{count} calls in flight at once through dispatch_batch: {} KiB over the start, {} bytes a call",
+            peak.saturating_sub(before),
+            peak.saturating_sub(before) * 1024 / count as u64
+        );
+        return;
+    }
     // `traced` (feature `otel`): the same dispatch with OpenTelemetry's SDK behind the
     // call spans (every span built and ended; exported nowhere).
     #[cfg(feature = "otel")]

@@ -1,13 +1,17 @@
-//! The tool the dispatch benchmarks call, with its baselines: the same function called
-//! directly, and a hand-written dispatcher of this one tool. Shared by
-//! `benches/dispatch.rs` (criterion) and `examples/dispatch_loop.rs` (callgrind).
+//! The tool the dispatch benchmarks call, with its baselines (the same function called
+//! directly, and a hand-written dispatcher of this one tool), and the generated tools of
+//! large catalogs. Shared by `benches/dispatch.rs` (criterion) and
+//! `examples/dispatch_loop.rs` (callgrind, memory).
 
 #![allow(dead_code)] // each user takes a part
 
 use std::collections::HashMap;
 
 use serde::Deserialize;
-use toolwright::{CallArguments, ToolCall, tool};
+use toolwright::{
+    Arguments, CallArguments, Context, Prepared, Registry, Tool, ToolCall, ToolError, ToolFuture,
+    ToolSpec, tool,
+};
 
 /// Book a meeting room.
 #[tool(effect = "write")]
@@ -83,4 +87,41 @@ pub fn hand_written_dispatch(by_name: &Table, call: ToolCall) -> (String, Result
         _ => Err("invalid".to_owned()),
     };
     (call.id, outcome)
+}
+
+/// A tool whose contract is known only at run time: the shape of a 1,000-tool registry
+/// built from configuration.
+pub struct Generated {
+    spec: ToolSpec,
+}
+
+impl Tool for Generated {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+    fn prepare(&self, _: Arguments<'_>) -> Result<Prepared, ToolError> {
+        Ok(Prepared::new(()))
+    }
+    fn run<'a>(&'a self, _: &'a Context, _: Prepared) -> ToolFuture<'a> {
+        ToolFuture::ready(Ok(toolwright::ToolOutput::Empty))
+    }
+}
+
+pub fn generated(count: usize) -> Vec<Generated> {
+    let template = BookRoom.spec().clone();
+    (0..count)
+        .map(|i| {
+            let mut spec = template.clone();
+            spec.name = format!("tool_{i:04}");
+            Generated { spec }
+        })
+        .collect()
+}
+
+pub fn registry_of(tools: Vec<Generated>) -> Registry {
+    let mut registry = Registry::new();
+    for tool in tools {
+        registry.register(tool).unwrap();
+    }
+    registry
 }
