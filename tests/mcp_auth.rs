@@ -255,6 +255,23 @@ fn bearer_tokens_become_the_caller_and_bad_ones_get_their_challenge() {
         "{challenge}"
     );
 
+    // Every client sees the same tools here: the list may be shared.
+    let list = json!({
+        "jsonrpc": "2.0", "id": 9, "method": "tools/list",
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "auth-test", "version": "1"},
+        }},
+    });
+    let answer = post(&url, Some(token), &list);
+    assert_eq!(
+        answer.body["result"]["cacheScope"], "public",
+        "{}",
+        answer.body
+    );
+    assert_eq!(answer.body["result"]["tools"].as_array().unwrap().len(), 2);
+
     // With the scope, the tool runs.
     let writer = issuer.mint(json!({"sub": "ops", "scope": "payments:write", "aud": url}));
     let answer = post(
@@ -431,6 +448,14 @@ fn each_client_lists_and_calls_only_the_tools_its_token_permits() {
     let writer = issuer.mint(json!({"sub": "writer", "scope": "payments:write", "aud": url}));
     assert_eq!(listed(&reader), ["whoami"]);
     assert_eq!(listed(&writer), ["whoami", "refund"]);
+    // A list that depends on the caller may be cached by that caller's client only.
+    let answer = post(&url, Some(&reader), &list);
+    assert_eq!(
+        answer.body["result"]["cacheScope"], "private",
+        "{}",
+        answer.body
+    );
+    assert_eq!(answer.body["result"]["ttlMs"], 3_600_000, "{}", answer.body);
     // To the reader, refund does not exist: the unknown-tool error, not a scope challenge.
     let answer = post(
         &url,

@@ -56,8 +56,8 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
-    ErrorCode, ErrorData, Implementation, ListToolsResult, PaginatedRequestParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest,
+    CustomResult, ErrorCode, ErrorData, Implementation, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, ProgressToken, RequestId, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
@@ -102,6 +102,8 @@ pub struct McpServer {
     session: Arc<str>,
     /// Whether clients may decide approval tickets ([`RESUME_METHOD`]).
     client_approval: bool,
+    /// How long a client may keep the tools list (SEP-2549's `ttlMs`).
+    tools_ttl: std::time::Duration,
 }
 
 /// Why a registry cannot be served.
@@ -161,6 +163,7 @@ impl McpServer {
             log_level: Arc::default(),
             session: crate::approval::random_id().into(),
             client_approval: false,
+            tools_ttl: std::time::Duration::from_secs(3600),
         })
     }
 
@@ -183,6 +186,15 @@ impl McpServer {
     /// elsewhere. Tickets stay signed, expiring, bound to their caller and spent once.
     pub fn with_client_approval(mut self) -> Self {
         self.client_approval = true;
+        self
+    }
+
+    /// How long a client may treat the tools list as fresh (`ttlMs` on 2026-07-28;
+    /// default one hour). The list's `cacheScope` says who may share it: `public` when
+    /// every client sees the same tools, `private` when the registry decides per caller
+    /// ([`Registry::with_visibility`]).
+    pub fn with_tools_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.tools_ttl = ttl;
         self
     }
 
@@ -474,8 +486,12 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        let ttl = u64::try_from(self.tools_ttl.as_millis()).unwrap_or(u64::MAX);
         if !self.registry.has_visibility() {
-            return Ok(ListToolsResult::with_all_items(self.tools.to_vec()));
+            let mut listed = ListToolsResult::with_all_items(self.tools.to_vec());
+            listed.ttl_ms = Some(ttl);
+            listed.cache_scope = Some(CacheScope::Public);
+            return Ok(listed);
         }
         // Each client sees the tools offered to its caller (the registry's visibility).
         let request_context = self.request_context(&context);
@@ -490,7 +506,10 @@ impl ServerHandler for McpServer {
             })
             .cloned()
             .collect();
-        Ok(ListToolsResult::with_all_items(offered))
+        let mut listed = ListToolsResult::with_all_items(offered);
+        listed.ttl_ms = Some(ttl);
+        listed.cache_scope = Some(CacheScope::Private);
+        Ok(listed)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
