@@ -15,7 +15,9 @@ use toolwright::mcp::{HttpServer, McpServer};
 use toolwright::policy::Caller;
 use toolwright::{Context, Registry, ToolError, tool};
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+mod support;
+
+use support::{MANIFEST_DIR as ROOT, Reply};
 
 /// Who is calling, as the server sees it.
 #[tool(effect = "read_only")]
@@ -44,16 +46,7 @@ struct Issuer {
 
 impl Issuer {
     fn start() -> Self {
-        let setup = Command::new(Path::new(ROOT).join("scripts/python-env"))
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("scripts/python-env runs");
-        assert!(
-            setup.status.success(),
-            "scripts/python-env could not create the virtualenv"
-        );
-        let python = String::from_utf8(setup.stdout).expect("a path");
-        let mut child = Command::new(python.trim())
+        let mut child = Command::new(support::python())
             .arg(Path::new(ROOT).join("scripts/oauth-issuer"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -95,45 +88,14 @@ impl Drop for Issuer {
     }
 }
 
-/// What the MCP server answered.
-struct Answer {
-    status: u16,
-    challenge: Option<String>,
-    body: Value,
-}
-
-fn post(url: &str, token: Option<&str>, body: &Value) -> Answer {
-    let agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(30)))
-        .build()
-        .new_agent();
-    let mut request = agent
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28");
-    if let Some(method) = body["method"].as_str() {
-        request = request.header("Mcp-Method", method);
+/// POSTs `body` as a 2026-07-28 client, with `token` as its bearer token.
+fn post(url: &str, token: Option<&str>, body: &Value) -> Reply {
+    let authorization = token.map(|token| format!("Bearer {token}"));
+    let mut headers = vec![("MCP-Protocol-Version", "2026-07-28")];
+    if let Some(authorization) = &authorization {
+        headers.push(("Authorization", authorization));
     }
-    if let Some(name) = body["params"]["name"].as_str() {
-        request = request.header("Mcp-Name", name);
-    }
-    if let Some(token) = token {
-        request = request.header("Authorization", &format!("Bearer {token}"));
-    }
-    let mut response = request.send(body.to_string()).expect("the server answers");
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|value| value.to_str().unwrap().to_owned());
-    let status = response.status().as_u16();
-    let text = response.body_mut().read_to_string().unwrap();
-    Answer {
-        status,
-        challenge,
-        body: serde_json::from_str(&text).unwrap_or(Value::Null),
-    }
+    support::post_to(url, &body.to_string(), &headers)
 }
 
 fn call(id: u64, tool: &str, arguments: Value) -> Value {
@@ -150,8 +112,8 @@ fn call(id: u64, tool: &str, arguments: Value) -> Value {
     })
 }
 
-fn text(answer: &Answer) -> &str {
-    answer.body["result"]["content"][0]["text"]
+fn text(answer: &Reply) -> &str {
+    answer.message["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_default()
 }
@@ -215,7 +177,7 @@ fn bearer_tokens_become_the_caller_and_bad_ones_get_their_challenge() {
         format!("Bearer resource_metadata=\"{metadata_url}\"")
     );
     assert!(
-        answer.body["error"]["message"]
+        answer.message["error"]["message"]
             .as_str()
             .unwrap()
             .contains("bearer token")
@@ -228,7 +190,7 @@ fn bearer_tokens_become_the_caller_and_bad_ones_get_their_challenge() {
     let granted = issuer.post("/token", &form, "application/x-www-form-urlencoded");
     let token = granted["access_token"].as_str().unwrap();
     let answer = post(&url, Some(token), &call(2, "whoami", json!({})));
-    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.status, 200, "{}", answer.message);
     assert_eq!(text(&answer), "client-7 holding [reports:read]");
 
     // A valid token without the tool's scope: the tool's denied result, with the 403
@@ -239,8 +201,12 @@ fn bearer_tokens_become_the_caller_and_bad_ones_get_their_challenge() {
         &call(3, "refund", json!({"order": "A-1"})),
     );
     assert_eq!(answer.status, 403);
-    assert_eq!(answer.body["result"]["isError"], true);
-    assert!(text(&answer).contains("payments:write"), "{}", answer.body);
+    assert_eq!(answer.message["result"]["isError"], true);
+    assert!(
+        text(&answer).contains("payments:write"),
+        "{}",
+        answer.message
+    );
     let challenge = answer.challenge.expect("a WWW-Authenticate header");
     assert!(
         challenge.contains("error=\"insufficient_scope\""),
@@ -266,11 +232,14 @@ fn bearer_tokens_become_the_caller_and_bad_ones_get_their_challenge() {
     });
     let answer = post(&url, Some(token), &list);
     assert_eq!(
-        answer.body["result"]["cacheScope"], "public",
+        answer.message["result"]["cacheScope"], "public",
         "{}",
-        answer.body
+        answer.message
     );
-    assert_eq!(answer.body["result"]["tools"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        answer.message["result"]["tools"].as_array().unwrap().len(),
+        2
+    );
 
     // With the scope, the tool runs.
     let writer = issuer.mint(json!({"sub": "ops", "scope": "payments:write", "aud": url}));
@@ -283,7 +252,7 @@ fn bearer_tokens_become_the_caller_and_bad_ones_get_their_challenge() {
         (answer.status, text(&answer)),
         (200, "refunded A-1"),
         "{}",
-        answer.body
+        answer.message
     );
     // Scopes as an `scp` array work too.
     let scp = issuer.mint(json!({"sub": "ops2", "scp": ["payments:write"], "aud": url}));
@@ -292,7 +261,7 @@ fn bearer_tokens_become_the_caller_and_bad_ones_get_their_challenge() {
         Some(&scp),
         &call(5, "refund", json!({"order": "A-2"})),
     );
-    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.status, 200, "{}", answer.message);
 
     // Every kind of bad token: 401, invalid_token, and a description that says why.
     let good = json!({"sub": "mallory", "scope": "payments:write", "aud": url});
@@ -345,7 +314,7 @@ fn bearer_tokens_become_the_caller_and_bad_ones_get_their_challenge() {
             Some(&token),
             &call(6, "refund", json!({"order": "A-3"})),
         );
-        assert_eq!(answer.status, 401, "{what}: {}", answer.body);
+        assert_eq!(answer.status, 401, "{what}: {}", answer.message);
         let challenge = answer.challenge.unwrap_or_default();
         assert!(
             challenge.contains("error=\"invalid_token\""),
@@ -364,7 +333,7 @@ fn bearer_tokens_become_the_caller_and_bad_ones_get_their_challenge() {
             "{what}: the challenge repeats the token"
         );
         assert!(
-            !answer.body.to_string().contains(&token),
+            !answer.message.to_string().contains(&token),
             "{what}: the body repeats the token"
         );
     }
@@ -392,7 +361,7 @@ fn bearer_tokens_become_the_caller_and_bad_ones_get_their_challenge() {
         (answer.status, text(&answer)),
         (200, "after-rotation holding []"),
         "{}",
-        answer.body
+        answer.message
     );
 }
 
@@ -409,7 +378,7 @@ fn without_the_scope_challenge_a_lacking_scope_is_the_denied_result_alone() {
     );
     assert_eq!(answer.status, 200);
     assert_eq!(answer.challenge, None);
-    assert_eq!(answer.body["result"]["isError"], true);
+    assert_eq!(answer.message["result"]["isError"], true);
     let error: Value = serde_json::from_str(text(&answer)).unwrap();
     assert_eq!(error["error"], "denied", "{error}");
     assert!(
@@ -436,8 +405,8 @@ fn each_client_lists_and_calls_only_the_tools_its_token_permits() {
     });
     let listed = |token: &str| -> Vec<String> {
         let answer = post(&url, Some(token), &list);
-        assert_eq!(answer.status, 200, "{}", answer.body);
-        answer.body["result"]["tools"]
+        assert_eq!(answer.status, 200, "{}", answer.message);
+        answer.message["result"]["tools"]
             .as_array()
             .unwrap()
             .iter()
@@ -451,24 +420,32 @@ fn each_client_lists_and_calls_only_the_tools_its_token_permits() {
     // A list that depends on the caller may be cached by that caller's client only.
     let answer = post(&url, Some(&reader), &list);
     assert_eq!(
-        answer.body["result"]["cacheScope"], "private",
+        answer.message["result"]["cacheScope"], "private",
         "{}",
-        answer.body
+        answer.message
     );
-    assert_eq!(answer.body["result"]["ttlMs"], 3_600_000, "{}", answer.body);
+    assert_eq!(
+        answer.message["result"]["ttlMs"], 3_600_000,
+        "{}",
+        answer.message
+    );
     // To the reader, refund does not exist: the unknown-tool error, not a scope challenge.
     let answer = post(
         &url,
         Some(&reader),
         &call(2, "refund", json!({"order": "A-1"})),
     );
-    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.status, 200, "{}", answer.message);
     assert_eq!(answer.challenge, None);
-    assert_eq!(answer.body["error"]["code"], -32602, "{}", answer.body);
+    assert_eq!(
+        answer.message["error"]["code"], -32602,
+        "{}",
+        answer.message
+    );
     let answer = post(
         &url,
         Some(&writer),
         &call(3, "refund", json!({"order": "A-1"})),
     );
-    assert_eq!(text(&answer), "refunded A-1", "{}", answer.body);
+    assert_eq!(text(&answer), "refunded A-1", "{}", answer.message);
 }

@@ -20,17 +20,9 @@ use support::{HttpServer, MANIFEST_DIR, server_binary, stateless};
 
 #[test]
 fn python_sdk_client_in_both_protocol_eras() {
-    let setup = Command::new(Path::new(MANIFEST_DIR).join("scripts/python-env"))
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("scripts/python-env runs");
-    assert!(
-        setup.status.success(),
-        "scripts/python-env could not create the virtualenv (it installs tests/mcp/requirements.txt from PyPI)"
-    );
-    let python = String::from_utf8(setup.stdout).expect("a path");
+    let python = support::python();
     for mode in ["legacy", "2026-07-28"] {
-        let output = Command::new(python.trim())
+        let output = Command::new(&python)
             .arg(Path::new(MANIFEST_DIR).join("tests/mcp/client.py"))
             .arg(mode)
             .arg(server_binary())

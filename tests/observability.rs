@@ -11,10 +11,12 @@ use opentelemetry::Value as OtelValue;
 use opentelemetry_sdk::metrics::in_memory_exporter::InMemoryMetricExporter;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
-use serde_json::{Value, json};
+use serde_json::json;
 use toolwright::mcp::{HttpServer, McpServer};
 use toolwright::output::OutputBudget;
 use toolwright::policy::AllowAll;
+mod support;
+
 use toolwright::{Context, Registry, Retry, Telemetry, ToolCall, ToolError, ToolSettings, tool};
 
 /// Greet someone.
@@ -333,16 +335,8 @@ fn a_call_over_mcp_joins_the_clients_trace() {
             },
         },
     });
-    let mut response = ureq::post(&url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", "greet")
-        .send(body.to_string())
-        .unwrap();
-    let answer: Value =
-        serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+    let version = ("MCP-Protocol-Version", "2026-07-28");
+    let answer = support::post_to(&url, &body.to_string(), &[version]).message;
     assert_eq!(answer["result"]["isError"], false, "{answer}");
 
     // The server's span of the request is a child of the client's span, in its trace.
@@ -373,16 +367,13 @@ fn a_call_over_mcp_joins_the_clients_trace() {
         .as_object_mut()
         .unwrap()
         .remove("traceparent");
-    let response = ureq::post(&url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", "greet")
-        .header("traceparent", &format!("00-{trace_id}-{parent_id}-01"))
-        .send(body.to_string())
-        .unwrap();
-    assert_eq!(response.status().as_u16(), 200);
+    let traceparent = format!("00-{trace_id}-{parent_id}-01");
+    let reply = support::post_to(
+        &url,
+        &body.to_string(),
+        &[version, ("traceparent", &traceparent)],
+    );
+    assert_eq!(reply.status, 200, "{}", reply.message);
     let execute = call_span("42");
     let from_headers = exporters()
         .spans

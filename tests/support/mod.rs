@@ -120,50 +120,74 @@ impl HttpServer {
 
     /// POSTs `body` with `headers` (and the method and tool name mirrored into headers).
     pub fn post_with(&self, body: &str, headers: &[(&str, &str)]) -> Reply {
-        let message: Value = serde_json::from_str(body).unwrap_or(Value::Null);
-        let mut headers = headers.to_vec();
-        if let Some(method) = message["method"].as_str() {
-            headers.push(("Mcp-Method", method));
-        }
-        if let Some(name) = message["params"]["name"].as_str() {
-            headers.push(("Mcp-Name", name));
-        }
-        let agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(60)))
-            .build()
-            .new_agent();
-        let mut request = agent
-            .post(&self.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream");
-        for (name, value) in headers {
-            request = request.header(name, value);
-        }
-        let mut response = request.send(body).expect("the server answers");
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|value| value.to_str().ok())
-                .map(str::to_owned)
-        };
-        let (session, content_type) = (header("mcp-session-id"), header("content-type"));
-        let status = response.status().as_u16();
-        let text = response.body_mut().read_to_string().expect("a body");
-        // An SSE body carries the message on a `data:` line.
-        let json = text
-            .lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .map(str::trim)
-            .find(|data| data.starts_with('{'))
-            .unwrap_or(&text);
-        Reply {
-            status,
-            session,
-            content_type,
-            message: serde_json::from_str(json).unwrap_or(Value::Null),
-        }
+        post_to(&self.url, body, headers)
+    }
+}
+
+/// The project's Python (`scripts/python-env`, which creates the virtualenv with
+/// tests/mcp/requirements.txt from PyPI the first time).
+pub fn python() -> PathBuf {
+    let setup = Command::new(Path::new(MANIFEST_DIR).join("scripts/python-env"))
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("scripts/python-env runs");
+    assert!(
+        setup.status.success(),
+        "scripts/python-env could not create the virtualenv (it installs tests/mcp/requirements.txt from PyPI)"
+    );
+    PathBuf::from(String::from_utf8(setup.stdout).expect("a path").trim())
+}
+
+/// POSTs `body` to the MCP endpoint `url` as a client does: JSON, both content types
+/// accepted, the method and tool name mirrored into headers, and `headers`. The status,
+/// the session and challenge headers, and the JSON-RPC message (from a JSON or an SSE
+/// body).
+pub fn post_to(url: &str, body: &str, headers: &[(&str, &str)]) -> Reply {
+    let message: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+    let mut headers = headers.to_vec();
+    if let Some(method) = message["method"].as_str() {
+        headers.push(("Mcp-Method", method));
+    }
+    if let Some(name) = message["params"]["name"].as_str() {
+        headers.push(("Mcp-Name", name));
+    }
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .new_agent();
+    let mut request = agent
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream");
+    for (name, value) in headers {
+        request = request.header(name, value);
+    }
+    let mut response = request.send(body).expect("the server answers");
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned)
+    };
+    let (session, content_type) = (header("mcp-session-id"), header("content-type"));
+    let challenge = header("www-authenticate");
+    let status = response.status().as_u16();
+    let text = response.body_mut().read_to_string().expect("a body");
+    // An SSE body carries the message on a `data:` line.
+    let json = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(str::trim)
+        .find(|data| data.starts_with('{'))
+        .unwrap_or(&text);
+    Reply {
+        status,
+        session,
+        content_type,
+        challenge,
+        message: serde_json::from_str(json).unwrap_or(Value::Null),
     }
 }
 
@@ -173,6 +197,8 @@ pub struct Reply {
     /// The session id the server gave (`Mcp-Session-Id`).
     pub session: Option<String>,
     pub content_type: Option<String>,
+    /// The `WWW-Authenticate` challenge, if any.
+    pub challenge: Option<String>,
     /// The JSON-RPC message, from a JSON or an SSE body.
     pub message: Value,
 }

@@ -4,7 +4,6 @@
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt as _;
-use serde_json::Value;
 
 use super::claim::Held;
 use super::gate::Admitted;
@@ -31,26 +30,12 @@ impl Registry {
         admitted: Admitted<'a>,
         notes: &'a mut Notes,
     ) -> ToolFuture<'a> {
-        let Admitted {
-            tool,
-            prepared,
-            normalized,
-            effect,
-            claim,
-        } = admitted;
-        let Some(claim) = claim else {
-            return self.run_with_retries(
-                ctx,
-                call,
-                tool,
-                prepared,
-                normalized,
-                effect,
-                false,
-                &notes.span,
-            );
+        let mut admitted = admitted;
+        let Some(claim) = admitted.claim.take() else {
+            return self.run_with_retries(ctx, call, admitted, false, &notes.span);
         };
         ToolFuture::new(async move {
+            let (tool, effect) = (admitted.tool, admitted.effect);
             let name = &tool.spec().name;
             let claimed = self.claim(&claim, name, "idempotency key").await;
             let outcome = match &claimed {
@@ -68,16 +53,7 @@ impl Registry {
                 }
                 Err(Held::Refused(refusal)) => return Err(refusal),
             }
-            let run = self.run_with_retries(
-                ctx,
-                call,
-                tool,
-                prepared,
-                normalized,
-                effect,
-                true,
-                &notes.span,
-            );
+            let run = self.run_with_retries(ctx, call, admitted, true, &notes.span);
             let outcome = self.holding(&claim, run).await;
             self.record(&claim, name, effect, &outcome).await;
             outcome
@@ -85,18 +61,23 @@ impl Registry {
     }
 
     /// Runs the tool (retried where allowed), reporting its start and finish.
-    #[allow(clippy::too_many_arguments)]
+    /// `keyed`: the call holds an idempotency claim, so retrying it cannot repeat its
+    /// effect.
     pub(super) fn run_with_retries<'a>(
         &'a self,
         ctx: &'a Context,
         call: &'a ToolCall,
-        tool: &'a dyn Tool,
-        prepared: Prepared,
-        normalized: Option<Box<Value>>,
-        effect: Effect,
+        admitted: Admitted<'a>,
         keyed: bool,
         span: &tracing::Span,
     ) -> ToolFuture<'a> {
+        let Admitted {
+            tool,
+            prepared,
+            normalized,
+            effect,
+            ..
+        } = admitted;
         self.observe(|| Event::Started {
             call_id: call.id.clone(),
             tool: call.name.clone(),

@@ -50,7 +50,9 @@ pub mod auth;
 mod http;
 mod logging;
 mod messages;
+mod results;
 mod stdio;
+mod trace;
 
 use std::sync::{Arc, Mutex};
 
@@ -65,7 +67,6 @@ use serde_json::Value;
 
 use crate::context::Context;
 use crate::dispatch::ToolCall;
-use crate::error::ErrorKind;
 use crate::feedback::{self, Feedback, Level};
 use crate::policy::Caller;
 use crate::provider::Dialect;
@@ -251,7 +252,7 @@ impl McpServer {
             ToolCall::new(id, params.name.into_owned(), arguments).with_origin(&*self.session);
         call.idempotency_key = idempotency_key;
         let result = feedback::scope(sink, self.registry.dispatch(context, call)).await;
-        Self::render(&result)
+        results::render(&result)
     }
 
     /// The context a request's calls see: the server's, with the caller its bearer
@@ -264,28 +265,6 @@ impl McpServer {
             .extensions
             .get::<Caller>()?;
         Some(Context::over(self.context.clone()).with(caller.clone()))
-    }
-
-    /// The MCP answer for `result`: the unknown-tool protocol error, or a result.
-    fn render(result: &crate::dispatch::ToolResult) -> Result<CallToolResult, ErrorData> {
-        if let Some(error) = result.error()
-            && error.kind == ErrorKind::UnknownTool
-        {
-            return Err(ErrorData::invalid_params(
-                format!("Unknown tool: {}", error.message),
-                Some(error.to_model_json()),
-            ));
-        }
-        let mut answer = call_tool_result(result)?;
-        if let Some(ticket) = &result.ticket {
-            let mut meta = answer.meta.take().unwrap_or_default();
-            meta.0.insert(
-                APPROVAL_TICKET_META.to_owned(),
-                serde_json::to_value(ticket).unwrap_or(Value::Null),
-            );
-            answer.meta = Some(meta);
-        }
-        Ok(answer)
     }
 
     /// One `tools/call`: its idempotency key from `_meta`, the call, and the tool's
@@ -366,58 +345,8 @@ impl McpServer {
                 )
             })?;
         let result = self.registry.resume(context, &ticket, decision).await;
-        Self::render(&result)
+        results::render(&result)
     }
-}
-
-/// `result` as MCP's `CallToolResult`, built from its typed parts (no JSON round trip
-/// on the way): the model's view as a text block (a `Content` result's blocks as they
-/// are, the cut text first when over budget), `isError`, and `structuredContent` for an
-/// object result. The same as `render_results(Dialect::Mcp, ..)` writes (a test holds the
-/// two together).
-fn call_tool_result(result: &crate::dispatch::ToolResult) -> Result<CallToolResult, ErrorData> {
-    use crate::content::ContentBlock as Block;
-    use crate::tool::ToolOutput;
-    let text = || rmcp::model::ContentBlock::text(result.for_model());
-    let content = match &result.outcome {
-        Ok(ToolOutput::Content(blocks)) => {
-            let truncated = result.truncation().is_some();
-            let mut content: Vec<_> = truncated.then(text).into_iter().collect();
-            for block in blocks {
-                content.push(match block {
-                    Block::Text { .. } if truncated => continue,
-                    Block::Text { text } => rmcp::model::ContentBlock::text(text.clone()),
-                    // Images, audio and resources are rare: through JSON, once each.
-                    other => serde_json::to_value(other)
-                        .and_then(serde_json::from_value)
-                        .map_err(|error| {
-                            ErrorData::internal_error(
-                                format!("rendering a content block: {error}"),
-                                None,
-                            )
-                        })?,
-                });
-            }
-            content
-        }
-        _ => vec![text()],
-    };
-    let mut answer = if result.is_error() {
-        CallToolResult::error(content)
-    } else {
-        CallToolResult::success(content)
-    };
-    if let Ok(
-        ToolOutput::Json(value @ Value::Object(_))
-        | ToolOutput::Observation {
-            data: value @ Value::Object(_),
-            ..
-        },
-    ) = &result.outcome
-    {
-        answer.structured_content = Some(value.clone());
-    }
-    Ok(answer)
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -522,43 +451,11 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         use tracing::Instrument as _;
-        // The server's span of the request (OpenTelemetry's MCP conventions): a child of
-        // the client's span when the request carries its trace context.
-        let span = tracing::info_span!(
-            target: "toolwright",
-            "tools/call",
-            otel.name = format!("tools/call {}", request.name),
-            otel.kind = "server",
-            mcp.method.name = "tools/call",
-            mcp.session.id = &*self.session,
-            jsonrpc.request.id = request_id(&context.id),
-            gen_ai.tool.name = &*request.name,
-        );
-        #[cfg(feature = "otel")]
-        if !span.is_disabled() {
-            let headers = context
-                .extensions
-                .get::<hyper::http::request::Parts>()
-                .map(|parts| &parts.headers);
-            crate::otel::adopt_parent(&span, &context.meta, headers);
-        }
+        let span = trace::request_span(&self.session, &request, &context);
         // Boxed: rmcp moves this future into the task it spawns per request, and the
         // call's whole state (dispatch, feedback forwarding) would be copied with it.
         let answer = Box::pin(self.answer_call(request, context).instrument(span.clone())).await;
-        #[cfg(feature = "otel")]
-        let answer = answer.map(|mut answer| {
-            if !span.is_disabled()
-                && let CallToolResponse::Complete(result) = &mut answer
-            {
-                let mut meta = result.meta.take().unwrap_or_default();
-                for (key, value) in crate::otel::trace_context(&span) {
-                    meta.0.insert(key, Value::String(value));
-                }
-                result.meta = Some(meta);
-            }
-            answer
-        });
-        answer
+        answer.map(|answer| trace::hand_back(&span, answer))
     }
 
     /// A request for a method this server serves whose params rmcp could not read
