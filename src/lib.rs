@@ -12,7 +12,7 @@ pub use toolwright_core::{
     DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event, IntoToolOutput, MissingContext,
     Observation, Prepared, Problem, Registry, RegistryError, Retry, SchemaGenerator, Telemetry,
     Tool, ToolCall, ToolError, ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema,
-    ToolSettings, ToolSpec, is_valid_tool_name,
+    ToolSettings, ToolSpec, Toolset, is_valid_tool_name,
 };
 pub use toolwright_core::{
     approval, capability, feedback, idempotency, output, policy, provider, schema, telemetry,
@@ -28,6 +28,10 @@ pub use toolwright_core::otel;
 
 /// Turns a function into a tool: see the crate docs and the README's attribute reference.
 pub use toolwright_macros::tool;
+
+/// Turns the `#[tool]` methods of an `impl Service` block into tools sharing one service
+/// value: see the README's "Toolsets".
+pub use toolwright_macros::toolset;
 
 /// Derives [`ToolSchema`](trait@ToolSchema) for a struct or an enum, following its serde
 /// attributes.

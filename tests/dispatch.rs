@@ -312,7 +312,11 @@ fn registry_refuses_duplicates_and_checks_context_at_start_up() {
     let mut registry = registry();
     assert_eq!(
         registry.register(SaveNote),
-        Err(RegistryError::DuplicateName("save_note".into()))
+        Err(RegistryError::DuplicateName {
+            name: "save_note".into(),
+            first: std::any::type_name::<SaveNote>().into(),
+            second: std::any::type_name::<SaveNote>().into(),
+        })
     );
     let missing = registry.check_context(&Context::new()).unwrap_err();
     let text = missing.to_string();

@@ -43,7 +43,7 @@ pub use effect::{Annotations, Effect};
 pub use error::{ErrorKind, Problem, ToolError};
 pub use event::Event;
 pub use observation::Observation;
-pub use registry::{MissingContext, Registry, RegistryError, Retry, ToolSettings};
+pub use registry::{MissingContext, Registry, RegistryError, Retry, ToolSettings, Toolset};
 pub use schema::{SchemaGenerator, ToolSchema};
 pub use spec::{ToolSpec, is_valid_tool_name};
 pub use telemetry::Telemetry;

@@ -22,6 +22,27 @@ pub struct ToolFn<'a> {
     pub companion: Ident,
     pub params: Vec<Param<'a>>,
     pub output: Output<'a>,
+    /// Set when the function is a method of a `#[toolset]` impl block.
+    pub method: Option<Method<'a>>,
+}
+
+/// A tool that is a method of a `#[toolset]` block: how the companion, which holds the
+/// service in an `Arc`, calls it.
+pub struct Method<'a> {
+    /// The type the block implements.
+    pub self_ty: &'a Type,
+    pub receiver: Receiver,
+}
+
+/// What the method takes as `self`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Receiver {
+    /// No `self`: an associated function.
+    None,
+    /// `&self`.
+    Ref,
+    /// `self: Arc<Self>`.
+    Arc,
 }
 
 /// One parameter of the function.
@@ -78,6 +99,7 @@ impl<'a> ToolFn<'a> {
             params,
             output: Output::from_return(&item.sig.output),
             options,
+            method: None,
         }
     }
 

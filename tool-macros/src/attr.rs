@@ -335,6 +335,57 @@ pub fn parse_tool_options(args: TokenStream, errors: &Errors) -> ToolOptions {
     })
 }
 
+/// `#[toolset(...)]`.
+#[derive(Default, FromMeta)]
+pub struct ToolsetOptions {
+    #[darling(rename = "crate")]
+    pub krate: Option<syn::Path>,
+    /// `part = name`: this block is one part of a service split over several blocks; it
+    /// generates `fn name(self: Arc<Self>) -> Vec<Arc<dyn Tool>>` instead of `Toolset`.
+    pub part: Option<syn::Ident>,
+    /// `parts = [a, b]`: the parts whose tools the main block's `Toolset` adds.
+    pub parts: Option<IdentList>,
+}
+
+/// The keys `#[toolset(...)]` knows.
+pub const TOOLSET_KEYS: &[&str] = &["crate", "part", "parts"];
+
+/// `[a, b]`: a list of identifiers.
+#[derive(Default, Clone)]
+pub struct IdentList(pub Vec<syn::Ident>);
+
+impl FromMeta for IdentList {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let Expr::Array(array) = expr else {
+            return Err(darling::Error::custom(
+                "expected a list of the parts' names, like `[admin_tools, report_tools]`",
+            )
+            .with_span(expr));
+        };
+        array
+            .elems
+            .iter()
+            .map(|item| match item {
+                Expr::Path(path) if path.qself.is_none() => {
+                    path.path.get_ident().cloned().ok_or_else(|| {
+                        darling::Error::custom("expected a part's name").with_span(item)
+                    })
+                }
+                other => Err(darling::Error::custom("expected a part's name").with_span(other)),
+            })
+            .collect::<darling::Result<Vec<_>>>()
+            .map(IdentList)
+    }
+}
+
+pub fn parse_toolset_options(args: TokenStream, errors: &Errors) -> ToolsetOptions {
+    let items = known_items(args, TOOLSET_KEYS, "#[toolset(...)]", errors);
+    ToolsetOptions::from_list(&items).unwrap_or_else(|error| {
+        errors.push_darling(error);
+        ToolsetOptions::default()
+    })
+}
+
 /// What toolwright reads from a parameter's or a field's attributes.
 #[derive(Default)]
 pub struct ParamAttrs {

@@ -65,12 +65,15 @@ fn check_signature(tool: &ToolFn<'_>, errors: &Errors) {
             "#[tool] functions cannot be generic: the schema is fixed at compile time; use concrete types (and `#[ctx] x: &T` for borrowed context)",
         );
     }
-    for input in &sig.inputs {
-        if let FnArg::Receiver(receiver) = input {
-            errors.error_spanned_by(
-                receiver,
-                "#[tool] goes on a free function, not a method: take the state you need as a context parameter, `#[ctx] state: &State`",
-            );
+    // A toolset's methods have their receivers checked by `#[toolset]`.
+    if tool.method.is_none() {
+        for input in &sig.inputs {
+            if let FnArg::Receiver(receiver) = input {
+                errors.error_spanned_by(
+                    receiver,
+                    "a method is a tool only inside a `#[toolset]` impl block: put `#[toolset]` on the `impl`, or make this a free function that takes the state as a context parameter, `#[ctx] state: &State`",
+                );
+            }
         }
     }
 }
@@ -491,6 +494,8 @@ fn number_text(number: Number) -> String {
 pub enum NameSource {
     Parameter,
     Field,
+    /// The tools of one `#[toolset]` block (their names are checked one by one).
+    Tool,
 }
 
 /// Wire names must be unique; a tool's parameter names must also be acceptable to every
@@ -516,6 +521,10 @@ pub fn check_wire_names<'n>(
                     "fields",
                     "give one a different `#[serde(rename = \"...\")]`",
                 ),
+                NameSource::Tool => (
+                    "tools of this toolset",
+                    "give one a different `#[tool(name = \"...\")]`",
+                ),
             };
             errors.error_at(
                 span,
@@ -523,7 +532,7 @@ pub fn check_wire_names<'n>(
             );
         }
         seen.push(name);
-        if source == NameSource::Field {
+        if source != NameSource::Parameter {
             continue;
         }
         // Gemini's rule for parameter names, the strictest of the providers'.

@@ -1,4 +1,4 @@
-//! Procedural macros of toolwright: `#[tool]` and `#[derive(ToolSchema)]`.
+//! Procedural macros of toolwright: `#[tool]`, `#[toolset]` and `#[derive(ToolSchema)]`.
 //!
 //! Use them through the `toolwright` crate, which re-exports both and the runtime they
 //! expand to. The pipeline: `attr` (grammar) → `ast` (model, spans kept) → `check` (one
@@ -18,6 +18,13 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand_tool(args.into(), item.into()).into()
+}
+
+/// Turns the `#[tool]` methods of an `impl` block into tools that share the service
+/// value. See the `toolwright` crate.
+#[proc_macro_attribute]
+pub fn toolset(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::expand_toolset(args.into(), item.into()).into()
 }
 
 /// Derives `ToolSchema` from a type's shape and its serde attributes. See the

@@ -1,4 +1,4 @@
-//! Compile-fail and compile-pass cases for `#[tool]` and `#[derive(ToolSchema)]`
+//! Compile-fail and compile-pass cases for `#[tool]`, `#[toolset]` and `#[derive(ToolSchema)]`
 //! (trybuild). Each fail case has its `.stderr` beside it: the message a user reads.
 //!
 //! Compiler messages change between releases, so the `.stderr` files hold for one
@@ -29,6 +29,7 @@ fn ui() {
     check_compiler();
     let cases = trybuild::TestCases::new();
     cases.compile_fail("tests/ui/tool/fail/*.rs");
+    cases.compile_fail("tests/ui/toolset/fail/*.rs");
     cases.compile_fail("tests/ui/derive/fail/*.rs");
     cases.pass("tests/ui/tool/pass/*.rs");
 }

@@ -47,6 +47,7 @@
 //! ```
 
 pub mod auth;
+mod changes;
 mod http;
 mod logging;
 mod messages;
@@ -103,8 +104,10 @@ pub struct McpServer {
     session: Arc<str>,
     /// Whether clients may decide approval tickets ([`RESUME_METHOD`]).
     client_approval: bool,
-    /// How long a client may keep the tools list (SEP-2549's `ttlMs`).
-    tools_ttl: std::time::Duration,
+    /// How long a client may keep the tools list (SEP-2549's `ttlMs`), when set.
+    tools_ttl: Option<std::time::Duration>,
+    /// The registry's run-time changes, and the sessions to tell of them.
+    changes: changes::Changes,
 }
 
 /// Why a registry cannot be served.
@@ -155,7 +158,9 @@ impl McpServer {
                 })
             })
             .collect::<Result<_, _>>()?;
+        let changes = changes::Changes::of(&registry);
         Ok(McpServer {
+            changes,
             registry: Arc::new(registry),
             context: Arc::new(context),
             tools,
@@ -164,7 +169,7 @@ impl McpServer {
             log_level: Arc::default(),
             session: crate::approval::random_id().into(),
             client_approval: false,
-            tools_ttl: std::time::Duration::from_secs(3600),
+            tools_ttl: None,
         })
     }
 
@@ -190,13 +195,27 @@ impl McpServer {
         self
     }
 
-    /// How long a client may treat the tools list as fresh (`ttlMs` on 2026-07-28;
-    /// default one hour). The list's `cacheScope` says who may share it: `public` when
-    /// every client sees the same tools, `private` when the registry decides per caller
+    /// How long a client may treat the tools list as fresh (`ttlMs` on 2026-07-28).
+    /// Default: one hour for a registry whose tools never change, zero (ask again each
+    /// time) for one built [`with_runtime_toggles`](Registry::with_runtime_toggles). The
+    /// list's `cacheScope` says who may share it: `public` when every client sees the
+    /// same tools, `private` when the registry decides per caller
     /// ([`Registry::with_visibility`]).
     pub fn with_tools_ttl(mut self, ttl: std::time::Duration) -> Self {
-        self.tools_ttl = ttl;
+        self.tools_ttl = Some(ttl);
         self
+    }
+
+    /// The `ttlMs` the tools list carries.
+    fn tools_ttl_ms(&self) -> u64 {
+        let ttl = self
+            .tools_ttl
+            .unwrap_or(if self.registry.has_runtime_toggles() {
+                std::time::Duration::ZERO
+            } else {
+                std::time::Duration::from_secs(3600)
+            });
+        u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)
     }
 
     /// The registry being served.
@@ -398,10 +417,18 @@ fn request_id(id: &RequestId) -> String {
 #[allow(deprecated)]
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_logging()
-            .build();
+        let capabilities = if self.registry.has_runtime_toggles() {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_logging()
+                .build()
+        } else {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build()
+        };
         let mut config =
             ServerConfig::new(capabilities).with_server_info(self.implementation.clone());
         if let Some(instructions) = &self.instructions {
@@ -415,14 +442,15 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let ttl = u64::try_from(self.tools_ttl.as_millis()).unwrap_or(u64::MAX);
-        if !self.registry.has_visibility() {
+        let ttl = self.tools_ttl_ms();
+        if !self.registry.filters() {
             let mut listed = ListToolsResult::with_all_items(self.tools.to_vec());
             listed.ttl_ms = Some(ttl);
             listed.cache_scope = Some(CacheScope::Public);
             return Ok(listed);
         }
-        // Each client sees the tools offered to its caller (the registry's visibility).
+        // Each client sees the tools offered to its caller (the registry's visibility),
+        // and no client a tool turned off.
         let request_context = self.request_context(&context);
         let ctx = request_context.as_ref().unwrap_or(&self.context);
         let offered = self
@@ -437,12 +465,48 @@ impl ServerHandler for McpServer {
             .collect();
         let mut listed = ListToolsResult::with_all_items(offered);
         listed.ttl_ms = Some(ttl);
-        listed.cache_scope = Some(CacheScope::Private);
+        listed.cache_scope = Some(if self.registry.has_visibility() {
+            CacheScope::Private
+        } else {
+            CacheScope::Public
+        });
         Ok(listed)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|tool| tool.name == name).cloned()
+        self.tools
+            .iter()
+            .find(|tool| tool.name == name && self.registry.is_enabled(name))
+            .cloned()
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if self.registry.has_runtime_toggles() {
+            self.changes.session_started(context.peer);
+        }
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        let mut accepted = rmcp::model::SubscriptionFilter::new();
+        if self.registry.has_runtime_toggles() {
+            accepted.tools_list_changed = requested.tools_list_changed;
+        }
+        Some(accepted)
+    }
+
+    async fn listen(
+        &self,
+        subscription: rmcp::service::SubscriptionContext,
+    ) -> Result<(), ErrorData> {
+        if self.registry.has_runtime_toggles() {
+            self.changes.listen(subscription).await
+        } else {
+            subscription.cancelled().await;
+            Ok(())
+        }
     }
 
     async fn call_tool(

@@ -175,14 +175,15 @@ impl Registry {
         }
     }
 
-    /// [`Registry::definitions`] of the tools offered to the caller in `ctx` (all of
-    /// them unless [`Registry::with_visibility`] decides).
+    /// [`Registry::definitions`] of the tools offered to the caller in `ctx`: all of
+    /// them, unless [`Registry::with_visibility`] decides or some are turned off
+    /// ([`Registry::set_enabled`]).
     pub fn definitions_for(
         &self,
         ctx: &crate::Context,
         dialect: Dialect,
     ) -> Result<Vec<Value>, Vec<LoweringError>> {
-        if !self.has_visibility() {
+        if !self.filters() {
             return self.definitions(dialect);
         }
         let all = self.definitions_shared(dialect)?;

@@ -2,7 +2,9 @@
 //! through (output budget, artifact store, timeouts, argument repair); the settings
 //! themselves are in `settings.rs`.
 
+mod enabled;
 mod settings;
+mod toolset;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -22,6 +24,7 @@ use crate::spec::ToolSpec;
 use crate::tool::Tool;
 pub(crate) use settings::Settings;
 pub use settings::{Retry, ToolSettings};
+pub use toolset::Toolset;
 
 /// The tools an agent offers. Build it once at start-up, check it
 /// ([`Registry::check_context`]), then [`dispatch`](Registry::dispatch) every call the
@@ -41,6 +44,10 @@ pub struct Registry {
     /// Names come from the model, but only as lookups into a table of our own names, so
     /// a fast non-cryptographic hash is safe here.
     by_name: FxHashMap<String, usize>,
+    /// Where each tool came from (its type, or its toolset), for the duplicate-name error.
+    origins: Vec<Arc<str>>,
+    /// Which tools are on (`set_enabled`).
+    switches: enabled::Switches,
     pub(crate) settings: Settings,
     /// Definitions rendered once per dialect (specs do not change once registered;
     /// adding a tool empties it).
@@ -51,7 +58,27 @@ pub struct Registry {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RegistryError {
     /// Another tool already has this name.
-    DuplicateName(String),
+    DuplicateName {
+        /// The name both tools have.
+        name: String,
+        /// Where the registered one came from (its type, or its toolset).
+        first: String,
+        /// Where the newcomer came from.
+        second: String,
+    },
+    /// A name no provider accepts (a prefixed toolset's).
+    InvalidName {
+        /// The name.
+        name: String,
+        /// The rule it breaks, and what to do.
+        reason: &'static str,
+    },
+    /// [`Registry::set_enabled`] on a registry built without
+    /// [`Registry::with_runtime_toggles`].
+    TogglesOff {
+        /// The tool named.
+        name: String,
+    },
     /// Settings name a tool the registry does not have.
     UnknownTool {
         /// The name given.
@@ -64,9 +91,20 @@ pub enum RegistryError {
 impl fmt::Display for RegistryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RegistryError::DuplicateName(name) => write!(
+            RegistryError::DuplicateName {
+                name,
+                first,
+                second,
+            } => write!(
                 f,
-                "two tools are named '{name}': a model could not tell them apart; rename one with #[tool(name = \"...\")]"
+                "two tools are named '{name}' (one from {first}, one from {second}): a model could not tell them apart; rename one with #[tool(name = \"...\")] or register a toolset under a prefix (Registry::with_toolset_prefixed)"
+            ),
+            RegistryError::InvalidName { name, reason } => {
+                write!(f, "'{name}' is not a valid tool name: {reason}")
+            }
+            RegistryError::TogglesOff { name } => write!(
+                f,
+                "cannot turn '{name}' off or on: the registry was built without Registry::with_runtime_toggles(), so its clients were told its tools never change; build it with with_runtime_toggles()"
             ),
             RegistryError::UnknownTool { name, closest } => {
                 write!(f, "no tool named '{name}' to configure")?;
@@ -117,6 +155,8 @@ impl Registry {
         Self {
             tools: Vec::new(),
             by_name: FxHashMap::default(),
+            origins: Vec::new(),
+            switches: enabled::Switches::default(),
             settings: Settings::default(),
             rendered: crate::provider::Rendered::default(),
         }
@@ -130,14 +170,8 @@ impl Registry {
     /// bug to fix before start-up, not a call to fail later. Use
     /// [`Registry::register`] to handle it yourself.
     #[track_caller]
-    pub fn with(self, tool: impl Tool) -> Self {
-        self.with_arc(Arc::new(tool))
-    }
-
-    /// [`with`](Self::with) for a shared tool; the one copy of the registering code,
-    /// whatever the tool's type.
-    fn with_arc(mut self, tool: Arc<dyn Tool>) -> Self {
-        if let Err(error) = self.register_arc(tool) {
+    pub fn with(mut self, tool: impl Tool) -> Self {
+        if let Err(error) = self.register(tool) {
             panic!("{error}");
         }
         self
@@ -145,19 +179,42 @@ impl Registry {
 
     /// Adds a tool; a duplicate name is an error, never a silent overwrite.
     pub fn register(&mut self, tool: impl Tool) -> Result<(), RegistryError> {
-        self.register_arc(Arc::new(tool))
+        let origin = std::any::type_name_of_val(&tool);
+        self.register_from(Arc::new(tool), origin)
     }
 
     /// Adds a shared tool (for tools built at run time, or shared between registries).
     pub fn register_arc(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
-        let name = tool.spec().name.clone();
-        if self.by_name.contains_key(&name) {
-            return Err(RegistryError::DuplicateName(name));
+        self.register_from(tool, "Registry::register_arc")
+    }
+
+    /// The one copy of the registering code, whatever the tool's type.
+    fn register_from(&mut self, tool: Arc<dyn Tool>, origin: &str) -> Result<(), RegistryError> {
+        let name = &tool.spec().name;
+        if let Some(first) = self.origin_of(name) {
+            return Err(RegistryError::DuplicateName {
+                name: name.clone(),
+                first: first.to_owned(),
+                second: origin.to_owned(),
+            });
         }
-        self.by_name.insert(name, self.tools.len());
-        self.tools.push(tool);
-        self.rendered = crate::provider::Rendered::default();
+        self.push(tool, origin.into());
         Ok(())
+    }
+
+    /// Where the tool named `name` came from, if there is one.
+    fn origin_of(&self, name: &str) -> Option<&str> {
+        self.by_name.get(name).map(|&index| &*self.origins[index])
+    }
+
+    /// Adds a tool whose name is known to be free.
+    fn push(&mut self, tool: Arc<dyn Tool>, origin: Arc<str>) {
+        self.by_name
+            .insert(tool.spec().name.clone(), self.tools.len());
+        self.tools.push(tool);
+        self.origins.push(origin);
+        self.switches.push();
+        self.rendered = crate::provider::Rendered::default();
     }
 
     /// The tool named `name`.
@@ -263,15 +320,7 @@ impl Registry {
         settings: ToolSettings,
     ) -> Result<(), RegistryError> {
         if !self.by_name.contains_key(tool) {
-            let closest = self
-                .closest_names(tool)
-                .first()
-                .filter(|close| crate::similarity::jaro_winkler(tool, close) > 0.7)
-                .map(|close| (*close).to_owned());
-            return Err(RegistryError::UnknownTool {
-                name: tool.to_owned(),
-                closest,
-            });
+            return Err(self.unknown(tool));
         }
         let merged = match self.settings.per_tool.remove(tool) {
             Some(existing) => existing.merged(settings),
@@ -279,6 +328,19 @@ impl Registry {
         };
         self.settings.per_tool.insert(tool.to_owned(), merged);
         Ok(())
+    }
+
+    /// The error for a name the registry lacks, naming the closest one.
+    fn unknown(&self, name: &str) -> RegistryError {
+        let closest = self
+            .closest_names(name)
+            .first()
+            .filter(|close| crate::similarity::jaro_winkler(name, close) > 0.7)
+            .map(|close| (*close).to_owned());
+        RegistryError::UnknownTool {
+            name: name.to_owned(),
+            closest,
+        }
     }
 
     /// The overrides of the tool named `tool`, if any.
@@ -394,6 +456,12 @@ impl Registry {
         self.settings.visibility.is_some()
     }
 
+    /// Whether some caller is offered fewer tools than are registered: a visibility rule,
+    /// or a tool turned off.
+    pub(crate) fn filters(&self) -> bool {
+        self.has_visibility() || self.switches.any_off()
+    }
+
     /// Sets how many read-only calls of a batch run at once (default 8).
     pub fn with_max_concurrency(mut self, limit: usize) -> Self {
         self.settings.max_concurrency = limit.max(1);
@@ -408,10 +476,13 @@ impl Registry {
 }
 
 impl Registry {
-    /// The tool named `name`, or the `unknown_tool` error naming the closest ones.
     /// Whether `spec` is offered to the caller in `ctx` (`None`: the harness itself,
-    /// which sees every tool).
+    /// which sees every tool a visibility rule would hide; a tool turned off is offered
+    /// to no one).
     pub(crate) fn offered(&self, ctx: Option<&Context>, spec: &ToolSpec) -> bool {
+        if self.switches.any_off() && !self.is_enabled(&spec.name) {
+            return false;
+        }
         match (&self.settings.visibility, ctx) {
             (Some(visible), Some(ctx)) => visible(ctx, spec),
             _ => true,

@@ -8,7 +8,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::Type;
 use syn::spanned::Spanned;
 
-use crate::ast::{Output, ToolFn};
+use crate::ast::{Output, Receiver, ToolFn};
 use crate::expand::schema::{constraint_check, default_fn_name};
 
 /// Items beside the `Tool` impl (the arguments struct and its check), and the impl's
@@ -51,10 +51,23 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
         field_names.push(local);
     }
 
+    // A toolset's method is called on the service the companion holds.
+    let (callee, receiver) = match &tool.method {
+        None => (quote!(#function), None),
+        Some(method) => {
+            let self_ty = method.self_ty;
+            let receiver = match method.receiver {
+                Receiver::None => None,
+                Receiver::Ref => Some(quote!(&*self.0,)),
+                Receiver::Arc => Some(quote!(::std::sync::Arc::clone(&self.0),)),
+            };
+            (quote!(<#self_ty>::#function), receiver)
+        }
+    };
     let call = if tool.is_async() {
-        quote!(#function(#(#locals),*).await)
+        quote!(#callee(#receiver #(#locals),*).await)
     } else {
-        quote!(#function(#(#locals),*))
+        quote!(#callee(#receiver #(#locals),*))
     };
     let convert = convert_output(&tool.output);
     let context_types = (!context_types.is_empty()).then(|| {

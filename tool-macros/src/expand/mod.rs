@@ -4,8 +4,10 @@
 mod dispatch;
 mod fallback;
 mod schema;
+mod toolset;
 
 pub use schema::{SchemaSource, constraint_check, keyword_tokens};
+pub use toolset::expand_toolset;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -39,22 +41,13 @@ pub fn expand_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     match errors.finish() {
         Ok(()) => {
             let companion = companion_struct(&tool);
-            let spec = schema::expand_spec(&tool);
-            let dispatch::Dispatch { items, methods } = dispatch::expand_dispatch(&tool);
-            let name = &tool.companion;
-            let defaults = tool.args().filter_map(schema::default_fn);
+            let tool_impl = tool_impl(&tool);
             quote! {
                 #cleaned
                 #companion
                 const _: () = {
                     use #krate as _tw;
-                    #(#defaults)*
-                    #items
-                    #[automatically_derived]
-                    impl _tw::Tool for #name {
-                        #spec
-                        #methods
-                    }
+                    #tool_impl
                 };
             }
         }
@@ -67,11 +60,33 @@ pub fn expand_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
+/// The companion's `Tool` impl and the items beside it (the arguments struct, its
+/// reader and check), written where `_tw` names the runtime crate.
+fn tool_impl(tool: &ToolFn<'_>) -> TokenStream {
+    let spec = schema::expand_spec(tool);
+    let dispatch::Dispatch { items, methods } = dispatch::expand_dispatch(tool);
+    let name = &tool.companion;
+    let defaults = tool.args().filter_map(schema::default_fn);
+    quote! {
+        #(#defaults)*
+        #items
+        #[automatically_derived]
+        impl _tw::Tool for #name {
+            #spec
+            #methods
+        }
+    }
+}
+
 /// `#[tool(crate = path)]`, or `::toolwright`.
 pub fn crate_path(options: &ToolOptions) -> Path {
-    options
-        .krate
-        .clone()
+    crate_path_of(options.krate.as_ref())
+}
+
+/// `crate = path` of `#[tool]` or `#[toolset]`, or `::toolwright`.
+fn crate_path_of(krate: Option<&Path>) -> Path {
+    krate
+        .cloned()
         .unwrap_or_else(|| syn::parse_quote!(::toolwright))
 }
 
@@ -79,12 +94,17 @@ pub fn crate_path(options: &ToolOptions) -> Path {
 /// parameters (rustc rejects doc comments there; they were read already).
 fn strip_param_attrs(item: &ItemFn) -> ItemFn {
     let mut item = item.clone();
-    for input in &mut item.sig.inputs {
+    strip_signature_attrs(&mut item.sig);
+    item
+}
+
+/// Removes the parameter attributes toolwright reads from a signature.
+fn strip_signature_attrs(sig: &mut syn::Signature) {
+    for input in &mut sig.inputs {
         if let FnArg::Typed(typed) = input {
             typed.attrs.retain(|attr| !attr::is_param_attr(attr));
         }
     }
-    item
 }
 
 fn has_receiver(item: &ItemFn) -> bool {

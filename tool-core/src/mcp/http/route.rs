@@ -115,7 +115,7 @@ pub(super) async fn route(
         && auth.scope_challenge()
         && let Some(tool) = called_tool(&body).and_then(|name| shared.registry.get(&name))
         // A tool this caller is not offered is unknown to it, not a scope to step up to.
-        && (!shared.registry.has_visibility()
+        && (!shared.registry.filters()
             || shared.registry.offered(
                 Some(&crate::context::Context::over(shared.context.clone()).with(caller.clone())),
                 tool.spec(),
