@@ -6,7 +6,7 @@
 mod tools;
 
 use serde_json::json;
-use tools::{ConvertTemperature, Ledger, Notes, RefundPayment, SaveNote, SearchNotes};
+use tools::{ConvertTemperature, Notes, PaymentsDesk, SaveNote, SearchNotes};
 use toolwright::approval::ApprovalDecision;
 use toolwright::policy::Caller;
 use toolwright::{CallArguments, Context, Registry, ToolCall};
@@ -14,7 +14,7 @@ use toolwright::{CallArguments, Context, Registry, ToolCall};
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let registry = Registry::new()
-        .with(RefundPayment)
+        .with_toolset(PaymentsDesk::shared())
         .with(SaveNote)
         .with(SearchNotes)
         .with(ConvertTemperature);
@@ -22,7 +22,6 @@ async fn main() {
     // start-up turns a missing value into an error now, not a failed call later.
     let ctx = Context::new()
         .with(Notes::default())
-        .with(Ledger::default())
         .with(Caller::new("quickstart", ["payments:write"]));
     registry
         .check_context(&ctx)

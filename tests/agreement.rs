@@ -206,7 +206,8 @@ fn check_agreement(tool: &dyn Tool) {
 
 #[test]
 fn refund_payment_agrees() {
-    check_agreement(&tools::RefundPayment);
+    check_agreement(&*tools::PaymentsDesk::shared().tool("refund_payment"));
+    check_agreement(&*tools::PaymentsDesk::shared().tool("lookup_customer"));
 }
 
 #[test]

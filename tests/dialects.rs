@@ -18,7 +18,7 @@ use toolwright::{
 fn examples() -> Registry {
     Registry::new()
         .with_policy(toolwright::policy::AllowAll)
-        .with(tools::RefundPayment)
+        .with_toolset(tools::PaymentsDesk::shared())
         .with(tools::SaveNote)
         .with(tools::SearchNotes)
         .with(tools::ConvertTemperature)
@@ -176,7 +176,7 @@ fn mcp_annotations_are_all_explicit() {
 fn strict_optional_arguments_round_trip_as_null() {
     let registry = examples();
     let strict = definition(
-        tools::RefundPayment.spec(),
+        registry.get("refund_payment").unwrap().spec(),
         Dialect::OpenAiChat { strict: true },
     )
     .unwrap();
@@ -196,9 +196,7 @@ fn strict_optional_arguments_round_trip_as_null() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
-    let ctx = Context::new()
-        .with(tools::Ledger::default())
-        .with(toolwright::policy::Caller::new("tests", ["payments:write"]));
+    let ctx = Context::new().with(toolwright::policy::Caller::new("tests", ["payments:write"]));
     let decoded = runtime.block_on(registry.dispatch(
         &ctx,
         ToolCall::new("c", "refund_payment", sent.clone()).with_nulls_as_absent(),

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use insta::assert_json_snapshot;
 use serde_json::{Value, json};
-use tools::{ConvertTemperature, Notes, RefundPayment, SaveNote, SearchNotes};
+use tools::{ConvertTemperature, Notes, PaymentsDesk, SaveNote, SearchNotes};
 use toolwright::output::OutputBudget;
 use toolwright::{
     Context, ErrorKind, Registry, RegistryError, Tool, ToolCall, ToolError, ToolOutput,
@@ -19,7 +19,7 @@ use toolwright::{
 fn registry() -> Registry {
     Registry::new()
         .with_policy(toolwright::policy::AllowAll)
-        .with(RefundPayment)
+        .with_toolset(PaymentsDesk::shared())
         .with(SaveNote)
         .with(SearchNotes)
         .with(ConvertTemperature)
@@ -28,7 +28,6 @@ fn registry() -> Registry {
 fn ctx() -> Context {
     Context::new()
         .with(Notes::default())
-        .with(tools::Ledger::default())
         .with(toolwright::policy::Caller::new("tests", ["payments:write"]))
 }
 

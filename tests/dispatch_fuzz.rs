@@ -11,7 +11,7 @@ use toolwright::{CallArguments, Context, Registry, ToolCall};
 
 fn registry(repair: bool) -> Registry {
     Registry::new()
-        .with(tools::RefundPayment)
+        .with_toolset(tools::PaymentsDesk::shared())
         .with(tools::SaveNote)
         .with(tools::SearchNotes)
         .with(tools::ConvertTemperature)

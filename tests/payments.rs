@@ -5,7 +5,9 @@
 mod tools;
 
 use serde_json::json;
-use tools::payments::{Ledger, LookupCustomer, RefundPayment};
+use std::sync::Arc;
+
+use tools::payments::PaymentsDesk;
 use toolwright::approval::ApprovalDecision;
 use toolwright::policy::{AllowAll, Caller};
 use toolwright::{Context, ErrorKind, Registry, ToolCall, ToolResult};
@@ -13,16 +15,16 @@ use toolwright::{Context, ErrorKind, Registry, ToolCall, ToolResult};
 /// The desk as a harness would set it up: external effects are allowed by policy here;
 /// the refund's own rule asks a person above 500.00.
 fn desk() -> Registry {
-    Registry::new()
-        .with(LookupCustomer)
-        .with(RefundPayment)
-        .with_policy(AllowAll)
+    desk_of(PaymentsDesk::shared())
+}
+
+/// The desk's tools, registered from the service (kept to look at its ledger).
+fn desk_of(service: Arc<PaymentsDesk>) -> Registry {
+    Registry::new().with_toolset(service).with_policy(AllowAll)
 }
 
 fn clerk() -> Context {
-    Context::new()
-        .with(Ledger::default())
-        .with(Caller::new("clerk", ["payments:write"]))
+    Context::new().with(Caller::new("clerk", ["payments:write"]))
 }
 
 fn run(registry: &Registry, ctx: &Context, call: ToolCall) -> ToolResult {
@@ -65,9 +67,7 @@ fn lookup_finds_customers_and_says_not_found_for_well_formed_unknown_ids() {
 
 #[test]
 fn a_refund_without_the_scope_is_denied_naming_it() {
-    let ctx = Context::new()
-        .with(Ledger::default())
-        .with(Caller::new("intern", ["payments:read"]));
+    let ctx = Context::new().with(Caller::new("intern", ["payments:read"]));
     let result = run(
         &desk(),
         &ctx,
@@ -83,7 +83,8 @@ fn a_refund_without_the_scope_is_denied_naming_it() {
 
 #[test]
 fn a_refund_over_the_threshold_waits_for_a_person() {
-    let (desk, ctx) = (desk(), clerk());
+    let service = PaymentsDesk::shared();
+    let (desk, ctx) = (desk_of(service.clone()), clerk());
     let paused = run(
         &desk,
         &ctx,
@@ -95,11 +96,7 @@ fn a_refund_over_the_threshold_waits_for_a_person() {
     );
     assert_eq!(kind(&paused), Some(ErrorKind::AwaitingApproval));
     assert!(paused.error().unwrap().message.contains("600.00"));
-    assert_eq!(
-        ctx.get::<Ledger>().unwrap().refund_count(),
-        0,
-        "nothing was paid"
-    );
+    assert_eq!(service.ledger().refund_count(), 0, "nothing was paid");
     let ticket = paused.ticket.unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -112,12 +109,13 @@ fn a_refund_over_the_threshold_waits_for_a_person() {
         },
     ));
     assert!(!approved.is_error(), "{}", approved.for_model());
-    assert_eq!(ctx.get::<Ledger>().unwrap().refund_count(), 1);
+    assert_eq!(service.ledger().refund_count(), 1);
 }
 
 #[test]
 fn a_duplicate_refund_pays_once() {
-    let (desk, ctx) = (desk(), clerk());
+    let service = PaymentsDesk::shared();
+    let (desk, ctx) = (desk_of(service.clone()), clerk());
     let refund = |id: &str| {
         ToolCall::new(
             id,
@@ -131,7 +129,7 @@ fn a_duplicate_refund_pays_once() {
     assert!(!first.is_error(), "{}", first.for_model());
     assert!(retry.duplicate);
     assert_eq!(retry.for_model(), first.for_model());
-    assert_eq!(ctx.get::<Ledger>().unwrap().refund_count(), 1);
+    assert_eq!(service.ledger().refund_count(), 1);
 }
 
 #[test]

@@ -12,7 +12,7 @@ use toolwright::{Context, Dialect, Registry};
 
 fn registry() -> Registry {
     Registry::new()
-        .with(tools::RefundPayment)
+        .with_toolset(tools::PaymentsDesk::shared())
         .with(tools::SaveNote)
         .with(tools::SearchNotes)
         .with(tools::ConvertTemperature)
@@ -30,7 +30,6 @@ fn round_trip(dialect: Dialect, response: &Value) -> Value {
     assert_eq!(calls.len(), 2);
     let ctx = Context::new()
         .with(tools::Notes::default())
-        .with(tools::Ledger::default())
         .with(toolwright::policy::Caller::new("tests", ["payments:write"]));
     let results = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -88,9 +87,7 @@ fn mcp() {
     for request in requests.as_array().unwrap() {
         calls.extend(parse_calls(Dialect::Mcp, request).unwrap());
     }
-    let ctx = Context::new()
-        .with(tools::Ledger::default())
-        .with(toolwright::policy::Caller::new("tests", ["payments:write"]));
+    let ctx = Context::new().with(toolwright::policy::Caller::new("tests", ["payments:write"]));
     let results = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap()

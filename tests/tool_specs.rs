@@ -7,12 +7,17 @@ mod tools;
 
 use insta::assert_json_snapshot;
 use serde_json::json;
-use tools::{ConvertTemperature, Notes, RefundPayment, SaveNote, SearchNotes};
+use tools::{ConvertTemperature, Notes, PaymentsDesk, SaveNote, SearchNotes};
 use toolwright::{Context, Effect, ErrorKind, Tool, ToolOutput};
 
 #[test]
 fn refund_payment_spec() {
-    assert_json_snapshot!(RefundPayment.spec());
+    assert_json_snapshot!(PaymentsDesk::shared().tool("refund_payment").spec());
+}
+
+#[test]
+fn lookup_customer_spec() {
+    assert_json_snapshot!(PaymentsDesk::shared().tool("lookup_customer").spec());
 }
 
 #[test]
@@ -32,7 +37,8 @@ fn convert_temperature_spec() {
 
 #[test]
 fn the_spec_follows_the_signature_and_the_docs() {
-    let spec = RefundPayment.spec();
+    let refund = PaymentsDesk::shared().tool("refund_payment");
+    let spec = refund.spec();
     let schema = &spec.input_schema;
     let names: Vec<_> = schema["properties"]
         .as_object()
@@ -122,10 +128,11 @@ fn calls_deserialize_inject_context_and_convert_results() {
 
 #[test]
 fn errors_come_back_as_data() {
-    let ctx = Context::new().with(tools::Ledger::default());
+    let ctx = Context::new();
+    let refund = PaymentsDesk::shared().tool("refund_payment");
     // `Err(ToolError)` keeps the category the tool chose.
     let error = run(
-        &RefundPayment,
+        &*refund,
         &ctx,
         r#"{"customer": "C-0", "amount": 1, "currency": "EUR"}"#,
     )
@@ -142,9 +149,9 @@ fn errors_come_back_as_data() {
     assert_eq!(error.kind, ErrorKind::Failed);
     assert_eq!(error.message, "-500 is below absolute zero");
     // Arguments that do not deserialize are `invalid_arguments`, never a panic.
-    let error = run(&RefundPayment, &ctx, r#"{"customer": 7}"#).unwrap_err();
+    let error = run(&*refund, &ctx, r#"{"customer": 7}"#).unwrap_err();
     assert_eq!(error.kind, ErrorKind::InvalidArguments);
-    let error = run(&RefundPayment, &ctx, "not json").unwrap_err();
+    let error = run(&*refund, &ctx, "not json").unwrap_err();
     assert_eq!(error.kind, ErrorKind::InvalidArguments);
     // A missing context value is the harness's fault, said plainly.
     let error = run(&SaveNote, &ctx, r#"{"note": {"title": "t", "body": "b"}}"#).unwrap_err();

@@ -1,14 +1,16 @@
-//! A payments desk: look a customer up, refund a payment. The refund acts on the outside
+//! A payments desk: look a customer up, refund a payment. The desk is a service holding
+//! its ledger, and its tools are its methods (`#[toolset]`); the coding tools show the
+//! other style, free functions taking state as `#[ctx]`. The refund acts on the outside
 //! world (`external`): it needs the `payments:write` scope, refunds over 500.00 wait for
 //! a person, and a retried refund pays once (idempotency key). Business rules are
 //! checked after the schema: a well-formed id of a customer that does not exist is
 //! `not_found`, not a crash.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
-use toolwright::{ToolError, ToolSchema, tool};
+use toolwright::{Tool, ToolError, ToolSchema, Toolset, toolset};
 
 /// A currency the desk can refund in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToolSchema)]
@@ -42,7 +44,7 @@ pub struct Receipt {
     pub currency: Currency,
 }
 
-/// The desk's books: customers and the refunds made. The context the payment tools share.
+/// The desk's books: customers and the refunds made.
 #[derive(Debug)]
 pub struct Ledger {
     customers: Mutex<BTreeMap<String, Customer>>,
@@ -83,22 +85,31 @@ impl Ledger {
     }
 }
 
-/// Look a customer up by id.
-///
-/// # Arguments
-/// * `id` - The customer's id, like `C-100`.
-#[tool(effect = "read_only")]
-pub fn lookup_customer(
-    #[arg(pattern = "^C-[0-9]+$")] id: String,
-    #[ctx] ledger: &Ledger,
-) -> Result<Customer, ToolError> {
-    let customers = ledger
-        .customers
-        .lock()
-        .map_err(|_| ToolError::internal("the ledger is poisoned"))?;
-    customers.get(&id).cloned().ok_or_else(|| {
-        ToolError::not_found(format!("no customer {id}")).with_hint("check the id with the user")
-    })
+/// The payments desk: the service whose methods are the payment tools.
+#[derive(Debug, Default)]
+pub struct PaymentsDesk {
+    ledger: Ledger,
+}
+
+impl PaymentsDesk {
+    /// A desk with the two example customers, shared as the tools hold it.
+    pub fn shared() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    /// The desk's books.
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    /// One of the desk's tools, by name (for a test that looks at one tool alone).
+    pub fn tool(self: &Arc<Self>, name: &str) -> Arc<dyn Tool> {
+        self.clone()
+            .tools()
+            .into_iter()
+            .find(|tool| tool.spec().name == name)
+            .unwrap_or_else(|| panic!("the desk has no tool {name}"))
+    }
 }
 
 /// Refunds over this many cents wait for a person's approval.
@@ -121,66 +132,91 @@ pub fn refund_needs_approval(
     })
 }
 
-/// Refund a payment to a customer.
-///
-/// Use only after the customer's request was confirmed.
-///
-/// # Arguments
-/// * `customer` - Customer id, like `C-100`.
-/// * `amount` - Amount in the currency's minor unit (cents).
-///
-/// # Errors
-/// `not_found` when the customer does not exist, `conflict` when the amount is more than
-/// was paid or the currency is not the customer's.
-#[tool(effect = "external", idempotent, scopes = ["payments:write"], approval = refund_needs_approval)]
-pub fn refund_payment(
-    #[arg(pattern = "^C-[0-9]+$")] customer: String,
-    #[arg(minimum = 1)] amount: u64,
-    /// Currency of the refund.
-    currency: Currency,
-    /// Shown on the customer's statement.
-    #[arg(max_length = 140)]
-    memo: Option<String>,
-    #[arg(default = 3)] retries: u8,
-    #[ctx] ledger: &Ledger,
-) -> Result<Receipt, ToolError> {
-    let _ = (memo, retries);
-    let mut customers = ledger
-        .customers
-        .lock()
-        .map_err(|_| ToolError::internal("the ledger is poisoned"))?;
-    let record = customers.get_mut(&customer).ok_or_else(|| {
-        ToolError::not_found(format!("no customer {customer}"))
-            .with_hint("look the customer up first")
-    })?;
-    if record.currency != currency {
-        return Err(ToolError::conflict(format!(
-            "{customer} pays in {:?}, not {currency:?}",
-            record.currency
-        ))
-        .with_hint("refund in the customer's currency"));
+#[toolset]
+impl PaymentsDesk {
+    /// Look a customer up by id.
+    ///
+    /// # Arguments
+    /// * `id` - The customer's id, like `C-100`.
+    #[tool(effect = "read_only")]
+    pub fn lookup_customer(
+        &self,
+        #[arg(pattern = "^C-[0-9]+$")] id: String,
+    ) -> Result<Customer, ToolError> {
+        let customers = self
+            .ledger
+            .customers
+            .lock()
+            .map_err(|_| ToolError::internal("the ledger is poisoned"))?;
+        customers.get(&id).cloned().ok_or_else(|| {
+            ToolError::not_found(format!("no customer {id}"))
+                .with_hint("check the id with the user")
+        })
     }
-    if amount > record.refundable {
-        return Err(ToolError::conflict(format!(
-            "{customer} has {} cents refundable; {amount} is more",
-            record.refundable
-        ))
-        .with_hint("refund at most what was paid"));
+
+    /// Refund a payment to a customer.
+    ///
+    /// Use only after the customer's request was confirmed.
+    ///
+    /// # Arguments
+    /// * `customer` - Customer id, like `C-100`.
+    /// * `amount` - Amount in the currency's minor unit (cents).
+    ///
+    /// # Errors
+    /// `not_found` when the customer does not exist, `conflict` when the amount is more than
+    /// was paid or the currency is not the customer's.
+    #[tool(effect = "external", idempotent, scopes = ["payments:write"], approval = refund_needs_approval)]
+    pub fn refund_payment(
+        &self,
+        #[arg(pattern = "^C-[0-9]+$")] customer: String,
+        #[arg(minimum = 1)] amount: u64,
+        /// Currency of the refund.
+        currency: Currency,
+        /// Shown on the customer's statement.
+        #[arg(max_length = 140)]
+        memo: Option<String>,
+        #[arg(default = 3)] retries: u8,
+    ) -> Result<Receipt, ToolError> {
+        let _ = (memo, retries);
+        let mut customers = self
+            .ledger
+            .customers
+            .lock()
+            .map_err(|_| ToolError::internal("the ledger is poisoned"))?;
+        let record = customers.get_mut(&customer).ok_or_else(|| {
+            ToolError::not_found(format!("no customer {customer}"))
+                .with_hint("look the customer up first")
+        })?;
+        if record.currency != currency {
+            return Err(ToolError::conflict(format!(
+                "{customer} pays in {:?}, not {currency:?}",
+                record.currency
+            ))
+            .with_hint("refund in the customer's currency"));
+        }
+        if amount > record.refundable {
+            return Err(ToolError::conflict(format!(
+                "{customer} has {} cents refundable; {amount} is more",
+                record.refundable
+            ))
+            .with_hint("refund at most what was paid"));
+        }
+        record.refundable -= amount;
+        let mut refunds = self
+            .ledger
+            .refunds
+            .lock()
+            .map_err(|_| ToolError::internal("the ledger is poisoned"))?;
+        let receipt = Receipt {
+            refund_id: format!("R-{}", refunds.len() + 1),
+            amount,
+            currency,
+        };
+        refunds.push(Receipt {
+            refund_id: receipt.refund_id.clone(),
+            amount,
+            currency,
+        });
+        Ok(receipt)
     }
-    record.refundable -= amount;
-    let mut refunds = ledger
-        .refunds
-        .lock()
-        .map_err(|_| ToolError::internal("the ledger is poisoned"))?;
-    let receipt = Receipt {
-        refund_id: format!("R-{}", refunds.len() + 1),
-        amount,
-        currency,
-    };
-    refunds.push(Receipt {
-        refund_id: receipt.refund_id.clone(),
-        amount,
-        currency,
-    });
-    Ok(receipt)
 }
