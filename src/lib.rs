@@ -25,6 +25,9 @@ pub use toolwright_core::mcp;
 /// OpenTelemetry export of every call's span and the tool metrics (feature `otel`).
 #[cfg(feature = "otel")]
 pub use toolwright_core::otel;
+/// Tool search for large catalogs (feature `search`).
+#[cfg(feature = "search")]
+pub use toolwright_core::search;
 
 /// Turns a function into a tool: see the crate docs and the README's attribute reference.
 pub use toolwright_macros::tool;

@@ -26,6 +26,8 @@ pub mod policy;
 pub mod provider;
 mod registry;
 pub mod schema;
+#[cfg(feature = "search")]
+pub mod search;
 mod similarity;
 mod spec;
 pub mod telemetry;

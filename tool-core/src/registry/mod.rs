@@ -52,6 +52,9 @@ pub struct Registry {
     /// Definitions rendered once per dialect (specs do not change once registered;
     /// adding a tool empties it).
     pub(crate) rendered: crate::provider::Rendered,
+    /// The search index, built at the first search (adding a tool empties it).
+    #[cfg(feature = "search")]
+    pub(crate) search_index: crate::search::Cached,
 }
 
 /// A tool that cannot join a registry.
@@ -159,6 +162,8 @@ impl Registry {
             switches: enabled::Switches::default(),
             settings: Settings::default(),
             rendered: crate::provider::Rendered::default(),
+            #[cfg(feature = "search")]
+            search_index: crate::search::Cached::default(),
         }
     }
 
@@ -215,11 +220,21 @@ impl Registry {
         self.origins.push(origin);
         self.switches.push();
         self.rendered = crate::provider::Rendered::default();
+        #[cfg(feature = "search")]
+        {
+            self.search_index = crate::search::Cached::default();
+        }
     }
 
     /// The tool named `name`.
     pub fn get(&self, name: &str) -> Option<&dyn Tool> {
         self.by_name.get(name).map(|&index| &*self.tools[index])
+    }
+
+    /// The tool registered `index`-th.
+    #[cfg(feature = "search")]
+    pub(crate) fn tool_at(&self, index: usize) -> &dyn Tool {
+        &*self.tools[index]
     }
 
     /// Every tool, in registration order.
