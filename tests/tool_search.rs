@@ -72,3 +72,219 @@ fn search_finds_the_right_tool_more_often_than_plain_bm25() {
         baseline.1
     );
 }
+
+mod deferred {
+    use serde_json::{Value, json};
+    use toolwright::provider::render_results;
+    use toolwright::search::{LoadedTools, ToolSearch};
+    use toolwright::{Context, Dialect, ErrorKind, Registry, ToolCall, ToolResult};
+
+    use super::catalog::{catalog, registry_of};
+
+    const OPENAI: Dialect = Dialect::OpenAiResponses { strict: true };
+    const ANTHROPIC: Dialect = Dialect::Anthropic { strict: false };
+
+    fn registry(search: ToolSearch) -> Registry {
+        registry_of(&catalog(), 1).with_tool_search(search.always_loaded(["filesystem_read_file"]))
+    }
+
+    fn names(definitions: &[Value]) -> Vec<String> {
+        definitions
+            .iter()
+            .filter(|definition| definition.get("defer_loading").is_none())
+            .map(|definition| definition["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    fn call(registry: &Registry, ctx: &Context, name: &str, arguments: Value) -> ToolResult {
+        futures_executor::block_on(registry.dispatch(ctx, ToolCall::new("c", name, arguments)))
+    }
+
+    #[test]
+    fn a_conversation_sees_the_search_tool_and_then_what_it_found() {
+        let registry = registry(ToolSearch::new(OPENAI));
+        let ctx = Context::new().with(LoadedTools::new());
+        let shown = registry.definitions_for(&ctx, OPENAI).unwrap();
+        assert_eq!(names(&shown), ["filesystem_read_file", "search_tools"]);
+
+        // A tool not loaded yet is unknown, and the hint points to the search.
+        let early = call(&registry, &ctx, "stripe_create_refund", json!({}));
+        assert_eq!(early.error().unwrap().kind, ErrorKind::UnknownTool);
+        assert!(
+            early.for_model().contains("search_tools"),
+            "{}",
+            early.for_model()
+        );
+
+        let found = call(
+            &registry,
+            &ctx,
+            "search_tools",
+            json!({"query": "refund a Stripe charge", "limit": 3}),
+        );
+        assert!(!found.is_error(), "{}", found.for_model());
+        let ToolResultJson { loaded, tools } = ToolResultJson::of(&found);
+        assert_eq!(loaded.len(), 3);
+        assert!(
+            loaded.contains(&"stripe_create_refund".to_owned()),
+            "{loaded:?}"
+        );
+        // The definitions come in the dialect's shape, ready for the next request.
+        assert_eq!(tools.len(), 3);
+        assert!(
+            tools
+                .iter()
+                .all(|tool| tool["type"] == "function" && tool["strict"] == true),
+            "{tools:?}"
+        );
+
+        let shown = registry.definitions_for(&ctx, OPENAI).unwrap();
+        assert_eq!(shown.len(), 5);
+        let refund = call(&registry, &ctx, "stripe_create_refund", json!({}));
+        assert_eq!(refund.for_model(), "stripe_create_refund");
+
+        // Bad arguments to the search get every problem, like any tool's.
+        let bad = call(
+            &registry,
+            &ctx,
+            "search_tools",
+            json!({"query": "", "limit": 99, "extra": 1}),
+        );
+        assert_eq!(bad.error().unwrap().kind, ErrorKind::InvalidArguments);
+        assert_eq!(
+            bad.error().unwrap().problems.len(),
+            3,
+            "{}",
+            bad.for_model()
+        );
+    }
+
+    struct ToolResultJson {
+        loaded: Vec<String>,
+        tools: Vec<Value>,
+    }
+
+    impl ToolResultJson {
+        fn of(result: &ToolResult) -> Self {
+            let value: Value = serde_json::from_str(result.for_model())
+                .unwrap_or_else(|_| panic!("not JSON: {}", result.for_model()));
+            Self {
+                loaded: serde_json::from_value(value["loaded"].clone()).unwrap(),
+                tools: value["tools"].as_array().unwrap().clone(),
+            }
+        }
+    }
+
+    #[test]
+    fn without_a_conversation_every_tool_is_callable_and_only_the_search_is_listed() {
+        // An MCP client, or any harness that keeps no LoadedTools.
+        let registry = registry(ToolSearch::new(Dialect::Mcp));
+        let ctx = Context::new();
+        let shown = registry.definitions_for(&ctx, Dialect::Mcp).unwrap();
+        assert_eq!(names(&shown), ["filesystem_read_file", "search_tools"]);
+        assert_eq!(
+            call(&registry, &ctx, "slack_send_message", json!({})).for_model(),
+            "slack_send_message"
+        );
+        let found = call(
+            &registry,
+            &ctx,
+            "search_tools",
+            json!({"query": "post in a slack channel"}),
+        );
+        let ToolResultJson { tools, .. } = ToolResultJson::of(&found);
+        assert_eq!(tools.len(), 5);
+        assert!(
+            tools.iter().all(|tool| tool.get("inputSchema").is_some()),
+            "MCP's shape: {tools:?}"
+        );
+    }
+
+    #[test]
+    fn anthropic_gets_every_tool_deferred_and_references_from_the_search() {
+        let registry = registry(ToolSearch::new(ANTHROPIC));
+        let ctx = Context::new().with(LoadedTools::new());
+        let all = registry.definitions_for(&ctx, ANTHROPIC).unwrap();
+        assert_eq!(all.len(), registry.len());
+        let deferred = all
+            .iter()
+            .filter(|tool| tool["defer_loading"] == true)
+            .count();
+        assert_eq!(
+            deferred,
+            registry.len() - 2,
+            "all but search_tools and the one always loaded"
+        );
+
+        let found = call(
+            &registry,
+            &ctx,
+            "search_tools",
+            json!({"query": "restart a kubernetes deployment", "limit": 2}),
+        );
+        let rendered = render_results(ANTHROPIC, &[found]);
+        let blocks = rendered[0]["content"][0]["content"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let references: Vec<&str> = blocks
+            .iter()
+            .filter(|block| block["type"] == "tool_reference")
+            .map(|block| block["tool_name"].as_str().unwrap())
+            .collect();
+        assert_eq!(references.len(), 2, "{blocks:?}");
+        assert!(
+            references.contains(&"kubernetes_restart_deployment"),
+            "{references:?}"
+        );
+        // The conversation loaded them: they are callable and no longer deferred.
+        assert_eq!(
+            call(&registry, &ctx, "kubernetes_restart_deployment", json!({})).for_model(),
+            "kubernetes_restart_deployment"
+        );
+        let all = registry.definitions_for(&ctx, ANTHROPIC).unwrap();
+        assert_eq!(
+            all.iter()
+                .filter(|tool| tool["defer_loading"] == true)
+                .count(),
+            deferred - 2
+        );
+    }
+
+    #[test]
+    fn anthropic_can_search_on_its_side_and_the_references_load_back() {
+        let registry = registry(ToolSearch::new(ANTHROPIC).provider_search());
+        let loaded = LoadedTools::new();
+        let ctx = Context::new();
+        let all = registry.definitions_for(&ctx, ANTHROPIC).unwrap();
+        assert!(all.iter().all(|tool| tool["name"] != "search_tools"));
+        assert_eq!(
+            all.last().unwrap(),
+            &json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
+        );
+        // What Claude's search returns, in its response.
+        let response = json!({"content": [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25", "input": {"query": "weather"}},
+            {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1", "content": {
+                "type": "tool_search_tool_search_result",
+                "tool_references": [
+                    {"type": "tool_reference", "tool_name": "weather_get_forecast"},
+                    {"type": "tool_reference", "tool_name": "weather_list_alert"}
+                ]
+            }}
+        ]});
+        assert_eq!(loaded.load_references(&response), 2);
+        assert_eq!(loaded.load_references(&response), 0, "already loaded");
+        assert_eq!(
+            loaded.names(),
+            ["weather_get_forecast", "weather_list_alert"]
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "no tool named 'filesystem_reed_file'")]
+    fn an_always_loaded_name_must_be_registered() {
+        let _ = registry_of(&catalog(), 1)
+            .with_tool_search(ToolSearch::new(OPENAI).always_loaded(["filesystem_reed_file"]));
+    }
+}

@@ -37,6 +37,13 @@ pub enum ContentBlock {
         /// The resource.
         resource: EmbeddedResource,
     },
+    /// A tool the result points the model to: the result of a tool search. Anthropic
+    /// loads that tool's deferred definition (`defer_loading`); everywhere else it reads
+    /// as the tool's name.
+    ToolReference {
+        /// The tool's name.
+        tool_name: String,
+    },
 }
 
 /// A resource embedded in a result: its URI, media type, and text or bytes.
@@ -78,6 +85,7 @@ impl ContentBlock {
                 ),
                 None => format!("[resource {} ({})]", resource.uri, resource.mime_type),
             },
+            ContentBlock::ToolReference { tool_name } => format!("[tool {tool_name}]"),
         }
     }
 }

@@ -163,9 +163,12 @@ impl Registry {
         tool: &'a dyn Tool,
         prepared: Prepared,
     ) -> ToolFuture<'a> {
-        std::panic::catch_unwind(AssertUnwindSafe(|| tool.run(ctx, prepared))).unwrap_or_else(
-            |panic| ToolFuture::ready(Err(panicked(&tool.spec().name, "running", &*panic))),
-        )
+        std::panic::catch_unwind(AssertUnwindSafe(|| {
+            tool.run_in_registry(self, ctx, prepared)
+        }))
+        .unwrap_or_else(|panic| {
+            ToolFuture::ready(Err(panicked(&tool.spec().name, "running", &*panic)))
+        })
     }
 
     /// Waits for a tool still running, catching its panics and enforcing the time limit.

@@ -457,9 +457,12 @@ impl ServerHandler for McpServer {
             .tools
             .iter()
             .filter(|tool| {
-                self.registry
-                    .get(&tool.name)
-                    .is_some_and(|known| self.registry.offered(Some(ctx), known.spec()))
+                self.registry.get(&tool.name).is_some_and(|known| {
+                    matches!(
+                        self.registry.listing(ctx, known.spec(), Dialect::Mcp),
+                        crate::registry::Listing::Shown
+                    )
+                })
             })
             .cloned()
             .collect();

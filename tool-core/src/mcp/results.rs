@@ -46,6 +46,8 @@ fn call_tool_result(result: &crate::dispatch::ToolResult) -> Result<CallToolResu
                 content.push(match block {
                     Block::Text { .. } if truncated => continue,
                     Block::Text { text } => rmcp::model::ContentBlock::text(text.clone()),
+                    // MCP has no tool references: the tool's name, as text.
+                    Block::ToolReference { .. } => rmcp::model::ContentBlock::text(block.to_text()),
                     // Images, audio and resources are rare: through JSON, once each.
                     other => serde_json::to_value(other)
                         .and_then(serde_json::from_value)

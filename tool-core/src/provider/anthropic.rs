@@ -107,14 +107,18 @@ pub(super) fn results(results: &[ToolResult]) -> Vec<Value> {
 }
 
 /// A `tool_result`'s content: the model's view as a string, or, for a [`Content`]
-/// result with an image Claude reads (JPEG, PNG, GIF, WebP) that fit the budget, its
-/// blocks: text as text, those images as base64 images, anything else as its
-/// placeholder text.
+/// result with an image Claude reads (JPEG, PNG, GIF, WebP) or a tool reference that fit
+/// the budget, its blocks: text as text, those images as base64 images, tool references
+/// as `tool_reference` blocks, anything else as its placeholder text.
 ///
 /// [`Content`]: crate::content::Content
 fn content(result: &ToolResult) -> Value {
     const IMAGES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
-    let readable = |block: &ContentBlock| matches!(block, ContentBlock::Image { mime_type, .. } if IMAGES.contains(&mime_type.as_str()));
+    let readable = |block: &ContentBlock| match block {
+        ContentBlock::Image { mime_type, .. } => IMAGES.contains(&mime_type.as_str()),
+        ContentBlock::ToolReference { .. } => true,
+        _ => false,
+    };
     match &result.outcome {
         Ok(ToolOutput::Content(blocks))
             if result.truncation().is_none() && blocks.iter().any(readable) =>
@@ -122,6 +126,9 @@ fn content(result: &ToolResult) -> Value {
             let blocks = blocks.iter().map(|block| match block {
                 ContentBlock::Image { data, mime_type } if readable(block) => {
                     json!({"type": "image", "source": {"type": "base64", "media_type": mime_type, "data": data}})
+                }
+                ContentBlock::ToolReference { tool_name } => {
+                    json!({"type": "tool_reference", "tool_name": tool_name})
                 }
                 other => json!({"type": "text", "text": other.to_text()}),
             });

@@ -63,7 +63,13 @@ pub(super) fn result(result: &ToolResult) -> Value {
             let blocks = blocks
                 .iter()
                 .filter(|block| !(truncated && matches!(block, ContentBlock::Text { .. })));
-            let blocks = blocks.map(|block| serde_json::to_value(block).unwrap_or(Value::Null));
+            // MCP has no tool references: the tool's name, as text.
+            let blocks = blocks.map(|block| match block {
+                ContentBlock::ToolReference { .. } => {
+                    json!({"type": "text", "text": block.to_text()})
+                }
+                block => serde_json::to_value(block).unwrap_or(Value::Null),
+            });
             truncated.then(text).into_iter().chain(blocks).collect()
         }
         _ => vec![text()],

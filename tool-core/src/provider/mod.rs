@@ -14,7 +14,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::dispatch::{ToolCall, ToolResult};
-use crate::registry::Registry;
+use crate::registry::{Listing, Registry};
 use crate::schema::lower::{LoweringError, Target, lower_schema};
 use crate::spec::ToolSpec;
 
@@ -176,8 +176,11 @@ impl Registry {
     }
 
     /// [`Registry::definitions`] of the tools offered to the caller in `ctx`: all of
-    /// them, unless [`Registry::with_visibility`] decides or some are turned off
-    /// ([`Registry::set_enabled`]).
+    /// them, unless [`Registry::with_visibility`] decides, some are turned off
+    /// ([`Registry::set_enabled`]), or the registry defers its tools behind a search
+    /// (`with_tool_search`, feature `search`): then `search_tools`, the tools always
+    /// loaded and those the conversation loaded (`LoadedTools` in `ctx`), and for
+    /// Anthropic every other tool too, marked `defer_loading: true`.
     pub fn definitions_for(
         &self,
         ctx: &crate::Context,
@@ -187,12 +190,32 @@ impl Registry {
             return self.definitions(dialect);
         }
         let all = self.definitions_shared(dialect)?;
-        Ok(self
+        let listed: Vec<Value> = self
             .specs()
             .zip(all.iter())
-            .filter(|(spec, _)| self.offered(Some(ctx), spec))
-            .map(|(_, definition)| definition.clone())
-            .collect())
+            .filter_map(
+                |(spec, definition)| match self.listing(ctx, spec, dialect) {
+                    Listing::Hidden => None,
+                    Listing::Shown => Some(definition.clone()),
+                    Listing::Deferred => {
+                        let mut definition = definition.clone();
+                        definition["defer_loading"] = Value::Bool(true);
+                        Some(definition)
+                    }
+                },
+            )
+            .collect();
+        #[cfg(feature = "search")]
+        let listed = {
+            let mut listed = listed;
+            listed.extend(
+                self.deferred
+                    .as_ref()
+                    .and_then(|deferred| deferred.provider_tool(dialect)),
+            );
+            listed
+        };
+        Ok(listed)
     }
 
     fn render_all(&self, dialect: Dialect) -> Result<Vec<Value>, Vec<LoweringError>> {

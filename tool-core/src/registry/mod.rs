@@ -55,6 +55,18 @@ pub struct Registry {
     /// The search index, built at the first search (adding a tool empties it).
     #[cfg(feature = "search")]
     pub(crate) search_index: crate::search::Cached,
+    /// Deferred loading behind `search_tools` (`with_tool_search`).
+    #[cfg(feature = "search")]
+    pub(crate) deferred: Option<crate::search::Deferred>,
+}
+
+/// Whether a tool is in a caller's list of definitions, and how.
+pub(crate) enum Listing {
+    Hidden,
+    Shown,
+    /// Sent with `defer_loading: true` (Anthropic loads it when a search references it).
+    #[cfg_attr(not(feature = "search"), allow(dead_code))]
+    Deferred,
 }
 
 /// A tool that cannot join a registry.
@@ -164,6 +176,8 @@ impl Registry {
             rendered: crate::provider::Rendered::default(),
             #[cfg(feature = "search")]
             search_index: crate::search::Cached::default(),
+            #[cfg(feature = "search")]
+            deferred: None,
         }
     }
 
@@ -346,7 +360,7 @@ impl Registry {
     }
 
     /// The error for a name the registry lacks, naming the closest one.
-    fn unknown(&self, name: &str) -> RegistryError {
+    pub(crate) fn unknown(&self, name: &str) -> RegistryError {
         let closest = self
             .closest_names(name)
             .first()
@@ -474,6 +488,10 @@ impl Registry {
     /// Whether some caller is offered fewer tools than are registered: a visibility rule,
     /// or a tool turned off.
     pub(crate) fn filters(&self) -> bool {
+        #[cfg(feature = "search")]
+        if self.deferred.is_some() {
+            return true;
+        }
         self.has_visibility() || self.switches.any_off()
     }
 
@@ -495,6 +513,17 @@ impl Registry {
     /// which sees every tool a visibility rule would hide; a tool turned off is offered
     /// to no one).
     pub(crate) fn offered(&self, ctx: Option<&Context>, spec: &ToolSpec) -> bool {
+        #[cfg(feature = "search")]
+        if let (Some(deferred), Some(ctx)) = (&self.deferred, ctx)
+            && !deferred.callable(ctx, &spec.name)
+        {
+            return false;
+        }
+        self.visible(ctx, spec)
+    }
+
+    /// [`Registry::offered`] but for deferral: whether the caller may see the tool at all.
+    pub(crate) fn visible(&self, ctx: Option<&Context>, spec: &ToolSpec) -> bool {
         if self.switches.any_off() && !self.is_enabled(&spec.name) {
             return false;
         }
@@ -502,6 +531,25 @@ impl Registry {
             (Some(visible), Some(ctx)) => visible(ctx, spec),
             _ => true,
         }
+    }
+
+    /// Whether and how `spec` is in the list of definitions `ctx`'s caller is sent in
+    /// `dialect`.
+    pub(crate) fn listing(
+        &self,
+        ctx: &Context,
+        spec: &ToolSpec,
+        dialect: crate::provider::Dialect,
+    ) -> Listing {
+        if !self.visible(Some(ctx), spec) {
+            return Listing::Hidden;
+        }
+        #[cfg(feature = "search")]
+        if let Some(deferred) = &self.deferred {
+            return deferred.listed(ctx, &spec.name, dialect);
+        }
+        let _ = dialect;
+        Listing::Shown
     }
 
     /// The tool `name`, as the caller in `ctx` sees the registry: a tool it is not

@@ -7,6 +7,7 @@
 //! engine, with on-disk segments, for what is at most tens of thousands of short
 //! documents held in memory.
 
+mod deferred;
 mod index;
 mod tokens;
 
@@ -15,6 +16,8 @@ use std::sync::{Arc, OnceLock};
 use crate::context::Context;
 use crate::registry::Registry;
 
+pub(crate) use deferred::Deferred;
+pub use deferred::{LoadedTools, SEARCH_TOOLS, ToolSearch};
 pub(crate) use index::SearchIndex;
 
 /// One tool a search found.
@@ -54,8 +57,8 @@ impl Registry {
         self.search_where(query, limit, None)
     }
 
-    /// [`Registry::search`] among the tools offered to the caller in `ctx`
-    /// ([`Registry::with_visibility`], tools turned off).
+    /// [`Registry::search`] among the tools the caller in `ctx` may see
+    /// ([`Registry::with_visibility`], tools turned off), loaded yet or not.
     pub fn search_for(&self, ctx: &Context, query: &str, limit: usize) -> Vec<SearchHit<'_>> {
         self.search_where(query, limit, Some(ctx))
     }
@@ -68,7 +71,7 @@ impl Registry {
         let filters = ctx.is_some() || self.filters();
         index
             .search(query, limit, |tool| {
-                !filters || self.offered(ctx, self.tool_at(tool).spec())
+                !filters || self.visible(ctx, self.tool_at(tool).spec())
             })
             .into_iter()
             .map(|(tool, score)| SearchHit {
