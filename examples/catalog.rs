@@ -1,0 +1,113 @@
+//! A catalog of 1,012 tools (the 506 of `tests/fixtures/catalog/`, twice: the second
+//! copy's names end in `_2`, as a second workspace of the same services would) served to
+//! a scripted model through `search_tools`: each task, the model searches, the registry
+//! loads what it found for the conversation, and the model calls one of them. At the end,
+//! what the definitions sent on each request cost against sending the whole catalog
+//! every time, in characters of JSON (divided by four for a rough token count: no
+//! tokenizer is involved).
+//!
+//! Run it with `cargo run --example catalog --features search`.
+
+#[path = "../benches/support/catalog.rs"]
+mod catalog;
+
+use serde_json::{Value, json};
+use toolwright::search::{LoadedTools, ToolSearch};
+use toolwright::{Context, Dialect, ToolCall};
+
+const DIALECT: Dialect = Dialect::OpenAiResponses { strict: true };
+
+/// What the user asks, and what the scripted model searches for.
+const TASKS: [(&str, &str); 5] = [
+    (
+        "Tell the team in Slack that the deploy is done.",
+        "send a message to a Slack channel",
+    ),
+    (
+        "Refund order 1042 in the Shopify store.",
+        "refund a Shopify order",
+    ),
+    (
+        "Who is on call for payments right now?",
+        "who is on call PagerDuty",
+    ),
+    (
+        "Scale the api deployment to 5 replicas.",
+        "scale a kubernetes deployment",
+    ),
+    (
+        "Find the Confluence page about the Q3 launch.",
+        "search Confluence pages",
+    ),
+];
+
+fn chars(definitions: &[Value]) -> usize {
+    definitions
+        .iter()
+        .map(|definition| definition.to_string().len())
+        .sum()
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let registry = catalog::registry_of(&catalog::catalog(), 2).with_tool_search(
+        ToolSearch::new(DIALECT)
+            .results(3)
+            .always_loaded(["filesystem_read_file"]),
+    );
+    let everything = registry
+        .definitions(DIALECT)
+        .expect("every catalog tool is expressible");
+    println!(
+        "{} tools; all their definitions: {} characters (~{} tokens) on every request\n",
+        everything.len(),
+        chars(&everything),
+        chars(&everything) / 4
+    );
+
+    // One conversation: its loaded tools live in its context.
+    let ctx = Context::new().with(LoadedTools::new());
+    let (mut sent, mut requests) = (0, 0);
+    for (turn, (task, query)) in TASKS.iter().enumerate() {
+        println!("user: {task}");
+        // The model's first request sees search_tools and what is loaded so far.
+        let shown = registry.definitions_for(&ctx, DIALECT).unwrap();
+        sent += chars(&shown);
+        requests += 1;
+        println!(
+            "  model sees {} tools, calls search_tools({query:?})",
+            shown.len()
+        );
+        let search = ToolCall::new(format!("s{turn}"), "search_tools", json!({"query": query}));
+        let found = registry.dispatch(&ctx, search).await;
+        let answer: Value =
+            serde_json::from_str(found.for_model()).expect("the search answers JSON");
+        let loaded: Vec<&str> = answer["loaded"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        println!("  search_tools loaded {loaded:?}");
+
+        // Its second request sees those too, and it calls the best match.
+        let shown = registry.definitions_for(&ctx, DIALECT).unwrap();
+        sent += chars(&shown);
+        requests += 1;
+        let call = ToolCall::new(format!("c{turn}"), loaded[0], json!({}));
+        let result = registry.dispatch(&ctx, call).await;
+        println!(
+            "  model sees {} tools, calls {} -> {:?}\n",
+            shown.len(),
+            loaded[0],
+            result.for_model()
+        );
+    }
+    let full = chars(&everything) * requests;
+    println!(
+        "{requests} requests: {sent} characters of definitions (~{} tokens) instead of {full} (~{} tokens): {:.1}% saved",
+        sent / 4,
+        full / 4,
+        100.0 * (1.0 - sent as f64 / full as f64)
+    );
+}
