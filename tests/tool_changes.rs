@@ -5,14 +5,17 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+use serde_json::json;
 use toolwright::mcp::McpServer;
 use toolwright::policy::AllowAll;
 use toolwright::provider::Dialect;
 use toolwright::{Context, ErrorKind, Registry, RegistryError, ToolCall, tool};
 
 mod support;
+#[path = "support/wire.rs"]
+mod wire;
+
+use wire::Wire;
 
 /// Look up the weather in a city.
 #[tool(effect = "read_only")]
@@ -110,60 +113,6 @@ fn a_registry_that_promised_a_fixed_list_refuses_to_change_it() {
         "{error}"
     );
     assert!(registry.is_enabled("weather"));
-}
-
-/// An MCP server on in-memory streams, spoken to line by line.
-struct Wire {
-    input: DuplexStream,
-    output: Lines<BufReader<DuplexStream>>,
-}
-
-impl Wire {
-    fn serve(server: McpServer) -> Self {
-        let (input, server_input) = tokio::io::duplex(1 << 16);
-        let (server_output, output) = tokio::io::duplex(1 << 16);
-        tokio::spawn(server.serve_streams(server_input, server_output));
-        Self {
-            input,
-            output: BufReader::new(output).lines(),
-        }
-    }
-
-    async fn send(&mut self, message: &str) {
-        self.input.write_all(message.as_bytes()).await.unwrap();
-        self.input.write_all(b"\n").await.unwrap();
-    }
-
-    /// The next message, within five seconds.
-    async fn next(&mut self) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(5), self.output.next_line())
-            .await
-            .expect("the server answers within 5 s")
-            .unwrap()
-            .expect("the stream is open");
-        serde_json::from_str(&line).unwrap()
-    }
-
-    /// Whether a message arrives within `wait`.
-    async fn quiet_for(&mut self, wait: Duration) -> bool {
-        tokio::time::timeout(wait, self.output.next_line())
-            .await
-            .is_err()
-    }
-
-    /// The tools `tools/list` returns, and the whole result.
-    async fn list(&mut self, request: String) -> (Vec<String>, Value) {
-        self.send(&request).await;
-        let reply = self.next().await;
-        let result = reply["result"].clone();
-        let names = result["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|tool| tool["name"].as_str().unwrap().to_owned())
-            .collect();
-        (names, result)
-    }
 }
 
 fn server(registry: Registry) -> McpServer {

@@ -288,3 +288,64 @@ mod deferred {
             .with_tool_search(ToolSearch::new(OPENAI).always_loaded(["filesystem_reed_file"]));
     }
 }
+
+/// A deferred registry over MCP: `tools/list` shows the search and the tools always
+/// loaded, cacheable for everyone; a search answers with MCP tool definitions.
+#[cfg(feature = "mcp")]
+mod mcp {
+    #[path = "../support/mod.rs"]
+    mod support;
+    #[path = "../support/wire.rs"]
+    mod wire;
+
+    use serde_json::{Value, json};
+    use toolwright::Context;
+    use toolwright::mcp::McpServer;
+    use toolwright::search::ToolSearch;
+
+    use super::catalog::{catalog, registry_of};
+
+    #[tokio::test]
+    async fn tools_list_shows_the_search_and_a_call_finds_the_rest() {
+        let registry = registry_of(&catalog(), 1).with_tool_search(
+            ToolSearch::new(toolwright::Dialect::Mcp).always_loaded(["filesystem_read_file"]),
+        );
+        let mut wire = wire::Wire::serve(McpServer::new(registry, Context::new()).unwrap());
+        let (names, listed) = wire
+            .list(support::stateless(1, "tools/list", json!({})))
+            .await;
+        assert_eq!(names, ["filesystem_read_file", "search_tools"]);
+        assert_eq!(listed["cacheScope"], "public", "{listed}");
+        assert_eq!(listed["ttlMs"], 3_600_000, "{listed}");
+
+        wire.send(&support::stateless(
+            2,
+            "tools/call",
+            json!({"name": "search_tools", "arguments": {"query": "create a zoom meeting", "limit": 2}}),
+        ))
+        .await;
+        let reply = wire.next().await;
+        let found = &reply["result"]["structuredContent"];
+        assert_eq!(found["loaded"][0], "zoom_create_meeting", "{reply}");
+        let tools: &Vec<Value> = found["tools"].as_array().unwrap();
+        assert!(
+            tools
+                .iter()
+                .all(|tool| tool["inputSchema"]["type"] == "object"),
+            "{tools:?}"
+        );
+
+        // Any tool is callable: an MCP client keeps no conversation on the server.
+        wire.send(&support::stateless(
+            3,
+            "tools/call",
+            json!({"name": "zoom_create_meeting", "arguments": {}}),
+        ))
+        .await;
+        let reply = wire.next().await;
+        assert_eq!(
+            reply["result"]["content"][0]["text"], "zoom_create_meeting",
+            "{reply}"
+        );
+    }
+}
