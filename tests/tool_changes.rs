@@ -124,16 +124,7 @@ async fn a_2025_session_hears_that_the_list_changed() {
     let server = server(registry());
     let registry = server.clone();
     let mut wire = Wire::serve(server);
-    wire.send(
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        }})
-        .to_string(),
-    )
-    .await;
-    let initialized = wire.next().await;
+    let initialized = wire.initialize(1).await;
     assert_eq!(
         initialized["result"]["capabilities"]["tools"]["listChanged"], true,
         "{initialized}"
@@ -218,16 +209,7 @@ async fn a_fixed_registry_is_cacheable_for_an_hour_and_promises_no_changes() {
         .await;
     assert_eq!(listed["ttlMs"], 3_600_000, "{listed}");
     assert_eq!(listed["cacheScope"], "public", "{listed}");
-    wire.send(
-        &json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        }})
-        .to_string(),
-    )
-    .await;
-    let initialized = wire.next().await;
+    let initialized = wire.initialize(2).await;
     assert!(
         initialized["result"]["capabilities"]["tools"]
             .get("listChanged")

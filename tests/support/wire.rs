@@ -48,6 +48,21 @@ impl Wire {
             .is_err()
     }
 
+    /// A 2025-11-25 `initialize` request as `id`, and its answer (the client still has
+    /// to send `notifications/initialized`).
+    pub async fn initialize(&mut self, id: u64) -> Value {
+        self.send(
+            &serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            }})
+            .to_string(),
+        )
+        .await;
+        self.next().await
+    }
+
     /// The tools `tools/list` returns, and the whole result.
     pub async fn list(&mut self, request: String) -> (Vec<String>, Value) {
         self.send(&request).await;

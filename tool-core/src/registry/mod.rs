@@ -207,18 +207,9 @@ impl Registry {
         self.register_from(tool, "Registry::register_arc")
     }
 
-    /// The one copy of the registering code, whatever the tool's type.
+    /// One tool, whatever its type, through the one registering path.
     fn register_from(&mut self, tool: Arc<dyn Tool>, origin: &str) -> Result<(), RegistryError> {
-        let name = &tool.spec().name;
-        if let Some(first) = self.origin_of(name) {
-            return Err(RegistryError::DuplicateName {
-                name: name.clone(),
-                first: first.to_owned(),
-                second: origin.to_owned(),
-            });
-        }
-        self.push(tool, origin.into());
-        Ok(())
+        self.register_all(vec![tool], None, origin)
     }
 
     /// Where the tool named `name` came from, if there is one.

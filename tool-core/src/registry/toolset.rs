@@ -86,8 +86,9 @@ impl Registry {
         self.register_all(toolset.tools(), Some(prefix), &origin)
     }
 
-    /// Registers `tools` (renamed under `prefix`) only if every one of them can join.
-    fn register_all(
+    /// Registers `tools` (renamed under `prefix`) only if every one of them can join:
+    /// the one copy of the registering code.
+    pub(super) fn register_all(
         &mut self,
         tools: Vec<Arc<dyn Tool>>,
         prefix: Option<&str>,
