@@ -165,7 +165,14 @@ impl PaymentsDesk {
     /// # Errors
     /// `not_found` when the customer does not exist, `conflict` when the amount is more than
     /// was paid or the currency is not the customer's.
-    #[tool(effect = "external", idempotent, scopes = ["payments:write"], approval = refund_needs_approval)]
+    #[tool(
+        effect = "external",
+        idempotent,
+        scopes = ["payments:write"],
+        approval = refund_needs_approval,
+        example = r#"{"customer": "C-100", "amount": 2500, "currency": "EUR"}"#,
+        example = r#"{"customer": "C-200", "amount": 800, "currency": "USD", "memo": "Damaged on arrival"}"#
+    )]
     pub fn refund_payment(
         &self,
         #[arg(pattern = "^C-[0-9]+$")] customer: String,

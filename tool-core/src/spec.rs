@@ -31,6 +31,11 @@ pub struct ToolSpec {
     pub open_world: bool,
     /// MCP annotations derived from `effect`, `idempotent` and `open_world`.
     pub annotations: Annotations,
+    /// Whole calls' arguments that show the model how the tool is used
+    /// (`#[tool(example = ...)]`), each one a call the tool accepts (checked when the
+    /// tool is registered).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<Value>,
     /// Scopes the caller must hold (`#[tool(scopes = ["payments:write"])]`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<String>,
@@ -65,6 +70,7 @@ impl ToolSpec {
             idempotent: false,
             open_world: false,
             annotations: effect.annotations(false, false),
+            examples: Vec::new(),
             scopes: Vec::new(),
             deduplicate: false,
             reads_buffered: false,

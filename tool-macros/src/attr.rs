@@ -25,6 +25,9 @@ pub struct ToolOptions {
     pub classify: Option<syn::Path>,
     pub approval: Option<syn::Path>,
     pub describe: Option<syn::Path>,
+    /// `example = r#"{...}"#`, repeatable: a whole call's arguments.
+    #[darling(multiple, rename = "example")]
+    pub examples: Vec<SpannedValue<String>>,
 }
 
 /// `["a", "b"]`: a list of string literals.
@@ -261,6 +264,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "classify",
     "approval",
     "describe",
+    "example",
 ];
 
 /// The keys `#[arg(...)]` takes.

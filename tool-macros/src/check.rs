@@ -18,6 +18,7 @@ pub fn check_tool(tool: &ToolFn<'_>, errors: &Errors) {
     check_effect(tool, errors);
     check_hooks(tool, errors);
     check_argument_docs(tool, errors);
+    crate::example::check_examples(tool, errors);
     for param in &tool.params {
         check_param_pattern(param, errors);
         check_param_type(param, errors);

@@ -10,6 +10,7 @@ mod check;
 mod derive;
 mod docs;
 mod errors;
+mod example;
 mod expand;
 
 use proc_macro::TokenStream;

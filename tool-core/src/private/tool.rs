@@ -160,6 +160,7 @@ pub fn tool_spec(
     idempotent: Option<bool>,
     open_world: bool,
     scopes: &[&str],
+    examples: &[&str],
 ) -> ToolSpec {
     let mut spec = ToolSpec::new(name, description, input_schema, effect)
         .with_modifiers(idempotent.unwrap_or(false), open_world)
@@ -168,6 +169,11 @@ pub fn tool_spec(
     spec.output_schema = output_schema;
     spec.deduplicate = idempotent == Some(false);
     spec.reads_buffered = reads_buffered;
+    // JSON already: `#[tool]` parsed each one.
+    spec.examples = examples
+        .iter()
+        .filter_map(|example| serde_json::from_str(example).ok())
+        .collect();
     spec
 }
 

@@ -135,7 +135,7 @@ impl Dialect {
 pub fn definition(spec: &ToolSpec, dialect: Dialect) -> Result<Value, Vec<LoweringError>> {
     let schema = lower_schema(&spec.name, &spec.input_schema, dialect.target())?;
     let (name, description) = (spec.name.as_str(), spec.description.as_str());
-    Ok(match dialect {
+    let mut definition = match dialect {
         Dialect::OpenAiChat { strict } => {
             openai::chat_definition(name, description, schema, strict)
         }
@@ -146,7 +146,39 @@ pub fn definition(spec: &ToolSpec, dialect: Dialect) -> Result<Value, Vec<Loweri
         Dialect::GeminiParameters => gemini::parameters_definition(name, description, schema),
         Dialect::GeminiJsonSchema => gemini::json_schema_definition(name, description, schema),
         Dialect::Mcp => mcp::definition(spec, schema),
-    })
+    };
+    // Whole-call examples where the dialect has a place for them: Anthropic's
+    // `input_examples`, the `examples` keyword of MCP's JSON Schema.
+    if !spec.examples.is_empty() {
+        let examples = Value::Array(spec.examples.clone());
+        match dialect {
+            Dialect::Anthropic { .. } => definition["input_examples"] = examples,
+            Dialect::Mcp => definition["inputSchema"]["examples"] = examples,
+            _ => {}
+        }
+    }
+    Ok(definition)
+}
+
+/// Whether `dialect` has a field for whole-call examples (else they can go in the
+/// description, [`Registry::with_examples_in_descriptions`]).
+fn has_examples_field(dialect: Dialect) -> bool {
+    matches!(dialect, Dialect::Anthropic { .. } | Dialect::Mcp)
+}
+
+/// Appends an "Examples:" paragraph, one call a line, to a definition's description.
+fn describe_examples(definition: &mut Value, examples: &[Value]) {
+    let description = match definition.get_mut("function") {
+        Some(function) => &mut function["description"],
+        None => &mut definition["description"],
+    };
+    let mut text = description.as_str().unwrap_or_default().to_owned();
+    text.push_str("\n\nExamples:");
+    for example in examples {
+        text.push('\n');
+        text.push_str(&example.to_string());
+    }
+    *description = Value::String(text);
 }
 
 impl Registry {
@@ -221,9 +253,15 @@ impl Registry {
     fn render_all(&self, dialect: Dialect) -> Result<Vec<Value>, Vec<LoweringError>> {
         let mut definitions = Vec::with_capacity(self.len());
         let mut errors = Vec::new();
+        let describe = self.settings.examples_in_descriptions && !has_examples_field(dialect);
         for spec in self.specs() {
             match definition(spec, dialect) {
-                Ok(value) => definitions.push(value),
+                Ok(mut value) => {
+                    if describe && !spec.examples.is_empty() {
+                        describe_examples(&mut value, &spec.examples);
+                    }
+                    definitions.push(value);
+                }
                 Err(found) => errors.extend(found),
             }
         }

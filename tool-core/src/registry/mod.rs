@@ -88,6 +88,16 @@ pub enum RegistryError {
         /// The rule it breaks, and what to do.
         reason: &'static str,
     },
+    /// A tool's example (`#[tool(example = ...)]`) is a call the tool would refuse: it
+    /// would teach the model a mistake.
+    InvalidExample {
+        /// The tool.
+        tool: String,
+        /// Which example, from 1.
+        example: usize,
+        /// What the tool said of it, every problem listed.
+        problems: String,
+    },
     /// [`Registry::set_enabled`] on a registry built without
     /// [`Registry::with_runtime_toggles`].
     TogglesOff {
@@ -113,6 +123,14 @@ impl fmt::Display for RegistryError {
             } => write!(
                 f,
                 "two tools are named '{name}' (one from {first}, one from {second}): a model could not tell them apart; rename one with #[tool(name = \"...\")] or register a toolset under a prefix (Registry::with_toolset_prefixed)"
+            ),
+            RegistryError::InvalidExample {
+                tool,
+                example,
+                problems,
+            } => write!(
+                f,
+                "example {example} of tool '{tool}' is a call the tool refuses, so it would teach the model a mistake; fix the example: {problems}"
             ),
             RegistryError::InvalidName { name, reason } => {
                 write!(f, "'{name}' is not a valid tool name: {reason}")
@@ -484,6 +502,15 @@ impl Registry {
             return true;
         }
         self.has_visibility() || self.switches.any_off()
+    }
+
+    /// Shows the tools' whole-call examples (`#[tool(example = ...)]`) to providers
+    /// without a field for them (OpenAI, Gemini) as an "Examples:" paragraph ending the
+    /// description, one call a line. Off by default: it costs tokens on every request.
+    /// Anthropic always gets them as `input_examples`, MCP as its schema's `examples`.
+    pub fn with_examples_in_descriptions(mut self) -> Self {
+        self.settings.examples_in_descriptions = true;
+        self
     }
 
     /// Sets how many read-only calls of a batch run at once (default 8).

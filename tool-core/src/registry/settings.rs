@@ -38,6 +38,9 @@ pub(crate) struct Settings {
     pub visibility: Option<Visibility>,
     pub max_concurrency: usize,
     pub telemetry: crate::telemetry::Telemetry,
+    /// Whole-call examples as a paragraph of the description, for dialects without a
+    /// field for them.
+    pub examples_in_descriptions: bool,
 }
 
 impl Default for Settings {
@@ -56,6 +59,7 @@ impl Default for Settings {
             visibility: None,
             max_concurrency: 8,
             telemetry: crate::telemetry::Telemetry::default(),
+            examples_in_descriptions: false,
         }
     }
 }

@@ -103,6 +103,7 @@ impl Registry {
         };
         let mut seen = std::collections::HashSet::new();
         for tool in &tools {
+            check_examples(&**tool)?;
             let name = &tool.spec().name;
             if let Some(first) = self.origin_of(name) {
                 return Err(RegistryError::DuplicateName {
@@ -124,6 +125,24 @@ impl Registry {
         }
         Ok(())
     }
+}
+
+/// Every example of the tool is a call it accepts: read as one, without running it.
+fn check_examples(tool: &dyn Tool) -> Result<(), RegistryError> {
+    for (index, example) in tool.spec().examples.iter().enumerate() {
+        if let Err(error) = tool.prepare(Arguments::Value(example)) {
+            let mut problems = error.message;
+            for problem in &error.problems {
+                problems.push_str(&format!("; {}: {}", problem.path, problem.message));
+            }
+            return Err(RegistryError::InvalidExample {
+                tool: tool.spec().name.clone(),
+                example: index + 1,
+                problems,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A tool under another name; everything else is the tool's own.

@@ -26,6 +26,7 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> TokenStream {
         .unwrap_or_default();
     let open_world = tool.options.open_world.unwrap_or(false);
     let output_schema = output_schema(&tool.output);
+    let examples = tool.options.examples.iter().map(|example| example.as_str());
     quote! {
         fn spec(&self) -> &_tw::ToolSpec {
             static __TW_SPEC: ::std::sync::OnceLock<_tw::ToolSpec> = ::std::sync::OnceLock::new();
@@ -42,6 +43,7 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> TokenStream {
                     #idempotent,
                     #open_world,
                     &[#(#scopes),*],
+                    &[#(#examples),*],
                 )
             })
         }
