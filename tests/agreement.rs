@@ -320,3 +320,134 @@ fn buffered_arguments_as_text_are_checked_too() {
     assert!(!prepare(r#"{"shape": {"kind": "move", "x": 1}}"#));
     assert!(!prepare(r#"{"shape": "#), "not JSON");
 }
+
+/// The part of a provider's definition that is the arguments' schema, when it is JSON
+/// Schema (Gemini `parameters` is OpenAPI's dialect: not checked here).
+fn lowered_schema(definition: &Value, dialect: toolwright::Dialect) -> Option<Value> {
+    use toolwright::Dialect;
+    let schema = match dialect {
+        Dialect::OpenAiChat { .. } => &definition["function"]["parameters"],
+        Dialect::OpenAiResponses { .. } => &definition["parameters"],
+        Dialect::Anthropic { .. } => &definition["input_schema"],
+        Dialect::GeminiJsonSchema => &definition["parametersJsonSchema"],
+        Dialect::Mcp => &definition["inputSchema"],
+        Dialect::GeminiParameters => return None,
+    };
+    Some(schema.clone())
+}
+
+/// Through every dialect's lowering, for random arguments `v`: when the tool's own schema
+/// accepts `v`, the lowered schema accepts `v` as that dialect's model writes it
+/// (`encode_arguments`: nothing valid is inexpressible), and the dispatcher, decoding
+/// that call, accepts it; when the tool's schema refuses `v`, the dispatcher refuses the
+/// encoded call too, even where the lowered schema lets it through (a bound a provider
+/// does not enforce, moved into the description, is still enforced here).
+fn check_lowered_agreement(tool: std::sync::Arc<dyn Tool>, extra: &[&str]) {
+    let spec = tool.spec().clone();
+    let mut registry = toolwright::Registry::new();
+    registry.register_arc(tool).unwrap();
+    let canonical = Validator::for_arguments(&spec.input_schema).expect("the schema compiles");
+    for dialect in toolwright::Dialect::ALL {
+        let Ok(definition) = toolwright::provider::definition(&spec, dialect) else {
+            // Refused with its reason (tests/dialects.rs); nothing is sent.
+            assert!(
+                extra.contains(&format!("{dialect:?}").as_str()),
+                "{} refused by {dialect:?}",
+                spec.name
+            );
+            continue;
+        };
+        let lowered = lowered_schema(&definition, dialect)
+            .map(|schema| Validator::for_arguments(&schema).expect("the lowered schema compiles"));
+        let strategy =
+            prop_oneof![9 => object(&spec.input_schema, &spec.input_schema, 0), 1 => any_json()];
+        let mut runner = TestRunner::new(Config {
+            cases: 1000,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let counts = std::cell::Cell::new((0, 0, 0));
+        runner
+            .run(&strategy, |value| {
+                let valid = canonical.is_valid(&value);
+                let sent = toolwright::provider::encode_arguments(&spec, dialect, &value);
+                let call = toolwright::ToolCall::new("p", spec.name.clone(), sent.clone())
+                    .written_for(dialect);
+                let dispatched = registry.prepare_call(&call).is_ok();
+                let expressed = lowered.as_ref().map(|lowered| lowered.is_valid(&sent));
+                let (mut accepted, mut read_as_encoding, mut rejected) = counts.get();
+                if valid {
+                    accepted += 1;
+                    prop_assert!(
+                        dispatched,
+                        "{} under {:?}: valid {} sent as {} is refused",
+                        spec.name,
+                        dialect,
+                        value,
+                        sent
+                    );
+                    prop_assert!(
+                        expressed != Some(false),
+                        "{} under {:?}: valid {} is not expressible as {}",
+                        spec.name,
+                        dialect,
+                        value,
+                        sent
+                    );
+                } else {
+                    rejected += 1;
+                    if dispatched {
+                        // Accepted though the tool's schema refuses `value`: only because
+                        // what was sent is a well-formed call of the dialect that means
+                        // another, valid one (`"tags": []`, the empty map as entries).
+                        prop_assert!(
+                            expressed != Some(false),
+                            "{} under {:?}: invalid {} sent as {} is accepted",
+                            spec.name,
+                            dialect,
+                            value,
+                            sent
+                        );
+                        read_as_encoding += 1;
+                    }
+                }
+                counts.set((accepted, read_as_encoding, rejected));
+                Ok(())
+            })
+            .unwrap();
+        let (accepted, read_as_encoding, rejected) = counts.get();
+        eprintln!(
+            "{} under {dialect:?}: {accepted} valid, each expressible and accepted; {rejected} invalid, each refused but {read_as_encoding} that are a well-formed call of the dialect meaning a valid one",
+            spec.name
+        );
+        assert!(
+            accepted > 10 && rejected > 10,
+            "{} under {dialect:?}: {accepted} valid, {rejected} invalid",
+            spec.name
+        );
+    }
+}
+
+/// Tag a file: a map argument, sent as entries where objects must list their fields.
+#[toolwright::tool(effect = "write")]
+fn tag_file(
+    /// The file.
+    path: String,
+    /// Tags by name.
+    tags: std::collections::HashMap<String, u8>,
+    /// Why.
+    reason: Option<String>,
+) {
+    let _ = (path, tags, reason);
+}
+
+#[test]
+fn every_example_tool_agrees_through_every_lowering() {
+    let desk = tools::PaymentsDesk::shared();
+    check_lowered_agreement(desk.tool("refund_payment"), &[]);
+    check_lowered_agreement(desk.tool("lookup_customer"), &[]);
+    check_lowered_agreement(std::sync::Arc::new(tools::SaveNote), &[]);
+    check_lowered_agreement(std::sync::Arc::new(tools::SearchNotes), &[]);
+    check_lowered_agreement(std::sync::Arc::new(tools::ConvertTemperature), &[]);
+    check_lowered_agreement(std::sync::Arc::new(TagFile), &[]);
+}

@@ -8,7 +8,7 @@ mod tools;
 use std::collections::HashMap;
 
 use insta::assert_json_snapshot;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use toolwright::provider::definition;
 use toolwright::validate::Validator;
 use toolwright::{
@@ -197,10 +197,13 @@ fn strict_optional_arguments_round_trip_as_null() {
         .build()
         .unwrap();
     let ctx = Context::new().with(toolwright::policy::Caller::new("tests", ["payments:write"]));
-    let decoded = runtime.block_on(registry.dispatch(
-        &ctx,
-        ToolCall::new("c", "refund_payment", sent.clone()).with_nulls_as_absent(),
-    ));
+    let decoded = runtime.block_on(
+        registry.dispatch(
+            &ctx,
+            ToolCall::new("c", "refund_payment", sent.clone())
+                .written_for(Dialect::OpenAiChat { strict: true }),
+        ),
+    );
     assert!(!decoded.is_error(), "{}", decoded.for_model());
     // Without the decoder `retries: null` is not a u8.
     let raw = runtime.block_on(registry.dispatch(&ctx, ToolCall::new("c", "refund_payment", sent)));
@@ -270,23 +273,23 @@ fn refusals(tool: &dyn Tool, dialect: Dialect) -> Vec<String> {
 #[test]
 fn what_a_target_cannot_express_is_refused_with_tool_path_and_target() {
     assert_json_snapshot!(json!({
-        "map under OpenAI strict": refusals(&TagFile, Dialect::OpenAiChat { strict: true }),
-        "map under Anthropic strict": refusals(&TagFile, Dialect::Anthropic { strict: true }),
-        "map under Gemini parameters": refusals(&TagFile, Dialect::GeminiParameters),
         "recursion under Gemini parameters": refusals(&CountNodes, Dialect::GeminiParameters),
         "recursion under Anthropic strict": refusals(&CountNodes, Dialect::Anthropic { strict: true }),
         "integer enum under Gemini parameters": refusals(&Respond, Dialect::GeminiParameters),
         "kebab-case property under Gemini": refusals(&InspectHeader, Dialect::GeminiJsonSchema),
     }));
     assert!(refusals(&InspectHeader, Dialect::Mcp).is_empty());
-    // What the others can express, they take.
+    // What the others can express, they take; a map, every dialect (as entries where
+    // objects must list their fields).
+    for dialect in Dialect::ALL {
+        assert!(refusals(&TagFile, dialect).is_empty(), "{dialect:?}");
+    }
     for dialect in [
         Dialect::OpenAiChat { strict: false },
         Dialect::Anthropic { strict: false },
         Dialect::GeminiJsonSchema,
         Dialect::Mcp,
     ] {
-        assert!(refusals(&TagFile, dialect).is_empty(), "{dialect:?}");
         assert!(refusals(&CountNodes, dialect).is_empty(), "{dialect:?}");
     }
     assert!(
@@ -298,14 +301,73 @@ fn what_a_target_cannot_express_is_refused_with_tool_path_and_target() {
 
 #[test]
 fn registry_check_catches_a_refusal_before_a_provider_would() {
-    let registry = examples().with(TagFile);
+    let registry = examples().with(CountNodes);
     let errors = registry
-        .check(Dialect::OpenAiChat { strict: true })
+        .check(Dialect::Anthropic { strict: true })
         .unwrap_err();
-    assert_eq!(errors.len(), 1);
-    assert_eq!(errors[0].tool, "tag_file");
-    assert_eq!(errors[0].path, "/properties/tags");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].tool, "count_nodes");
     assert!(registry.check(Dialect::Mcp).is_ok());
+}
+
+/// The strict dialects, where a map goes as an array of entries.
+const ENTRY_DIALECTS: [Dialect; 4] = [
+    Dialect::OpenAiChat { strict: true },
+    Dialect::OpenAiResponses { strict: true },
+    Dialect::Anthropic { strict: true },
+    Dialect::GeminiParameters,
+];
+
+#[test]
+fn a_map_goes_as_entries_where_objects_must_list_their_fields_and_comes_back_whole() {
+    let lowered: Map<String, Value> = ENTRY_DIALECTS
+        .iter()
+        .map(|dialect| {
+            let definition = definition(TagFile.spec(), *dialect).unwrap();
+            (format!("{dialect:?}"), definition)
+        })
+        .collect();
+    assert_json_snapshot!("map_as_entries", lowered);
+
+    let registry = Registry::new().with(TagFile);
+    let ctx = Context::new().with(toolwright::policy::Caller::new("tests", ["x"]));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let sent = json!({"path": "a.txt", "tags": [
+        {"key": "owner", "value": "ana"},
+        {"key": "team", "value": "ops"}
+    ]});
+    let call =
+        ToolCall::new("c", "tag_file", sent).written_for(Dialect::OpenAiChat { strict: true });
+    let tagged = runtime.block_on(registry.dispatch(&ctx, call));
+    assert_eq!(tagged.for_model(), "a.txt: 2");
+    // Through a provider's own response: parse_calls marks the calls.
+    let response = json!({"content": [{"type": "tool_use", "id": "t1", "name": "tag_file",
+        "input": {"path": "b.txt", "tags": [{"key": "k", "value": "v"}]}}]});
+    let calls =
+        toolwright::provider::parse_calls(Dialect::Anthropic { strict: true }, &response).unwrap();
+    let tagged = runtime.block_on(registry.dispatch(&ctx, calls.into_iter().next().unwrap()));
+    assert_eq!(tagged.for_model(), "b.txt: 1");
+
+    // A key given twice: which value was meant is not known.
+    let twice =
+        json!({"path": "a.txt", "tags": [{"key": "k", "value": "1"}, {"key": "k", "value": "2"}]});
+    let refused = runtime.block_on(registry.dispatch(
+        &ctx,
+        ToolCall::new("c", "tag_file", twice).written_for(Dialect::GeminiParameters),
+    ));
+    let error = refused.error().unwrap();
+    assert_eq!(error.kind, toolwright::ErrorKind::InvalidArguments);
+    assert_eq!(error.problems[0].path, "$.tags");
+    assert!(
+        error.problems[0].message.contains("'k' is given twice"),
+        "{error:?}"
+    );
+    // From a dialect that takes maps, entries are not decoded: the object is expected.
+    let plain = json!({"path": "a.txt", "tags": [{"key": "k", "value": "1"}]});
+    let refused = runtime.block_on(registry.dispatch(&ctx, ToolCall::new("c", "tag_file", plain)));
+    assert_eq!(refused.error().unwrap().problems[0].path, "$.tags");
 }
 
 #[test]

@@ -1,11 +1,12 @@
 //! The whole read of a call's arguments, in order: the size limit, the optional repairs,
-//! strict-null decoding (`null` for an optional argument means "left out" on targets
-//! whose lowering made it required), the object check, then the tool's own `prepare`:
+//! decoding a strict lowering (`lowered.rs`: `null` for an optional argument the
+//! lowering made required means "left out", a map sent as entries becomes an object),
+//! the object check, then the tool's own `prepare`:
 //! the fast path (serde into the tool's types through [`strict::Strict`], plus the
 //! typed constraint checks) and, only when that fails, the slow path ([`slow`]: every
 //! problem the schema finds, each with its path).
 
-mod nulls;
+mod lowered;
 mod slow;
 pub(crate) mod strict;
 
@@ -57,18 +58,32 @@ impl Registry {
         } else {
             None
         };
-        if call.nulls_mean_absent {
+        if let Some(dialect) = call.written_for
+            && let Some(decoding) = lowered::Decoding::of(dialect)
+        {
             // Decode what the strict lowering encoded: `null` for an optional argument
-            // that cannot be null means the model left it out.
+            // that cannot be null means the model left it out; a map came as entries.
             let parsed = match (repaired.take(), &call.arguments) {
                 (Some(value), _) => Some(value),
                 (None, CallArguments::Value(value)) => Some(value.clone()),
                 (None, CallArguments::Json(json)) => serde_json::from_str(json).ok(),
             };
-            repaired = parsed.map(|mut value| {
-                nulls::remove_absent_nulls(&mut value, &spec.input_schema);
-                value
-            });
+            if let Some(mut value) = parsed {
+                decoding
+                    .decode(&mut value, &spec.input_schema)
+                    .map_err(|problems| {
+                        ToolError::invalid_arguments(
+                            format!(
+                                "{} problem(s) with the arguments of '{}'",
+                                problems.len(),
+                                spec.name
+                            ),
+                            problems,
+                        )
+                        .with_hint("fix every problem listed and call the tool again")
+                    })?;
+                repaired = Some(value);
+            }
         }
         let arguments = match &repaired {
             Some(value) => Arguments::Value(value),

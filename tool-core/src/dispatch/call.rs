@@ -28,10 +28,16 @@ pub struct ToolCall {
     pub name: String,
     /// The arguments, as they arrived.
     pub arguments: CallArguments,
-    /// Set for calls from a target whose lowering made optional arguments required and
-    /// nullable (OpenAI strict): a `null` for an optional argument then means "left out".
+    /// The dialect whose lowering of the tool's schema the model wrote the call against
+    /// ([`provider::parse_calls`] sets it): what that lowering encoded is decoded before
+    /// the tool reads the arguments. A `null` for an optional argument the lowering made
+    /// required (OpenAI strict) means "left out"; a map sent as an array of `{"key",
+    /// "value"}` entries (OpenAI strict, Anthropic strict, Gemini `parameters`) is an
+    /// object again. `None`: the arguments are read as they are.
+    ///
+    /// [`provider::parse_calls`]: crate::provider::parse_calls
     #[serde(skip)]
-    pub nulls_mean_absent: bool,
+    pub written_for: Option<crate::provider::Dialect>,
     /// The key that makes a call with external effects happen once: a second call with
     /// the same key and the same tool and arguments gets the first result; with other
     /// arguments, a `conflict`. Keys are scoped to the caller (the context's
@@ -95,10 +101,10 @@ impl CallArguments {
 }
 
 impl ToolCall {
-    /// Marks the call as coming from a target where `null` stands for an optional
-    /// argument left out (OpenAI strict); see [`ToolCall::nulls_mean_absent`].
-    pub fn with_nulls_as_absent(mut self) -> Self {
-        self.nulls_mean_absent = true;
+    /// Marks the call as written against `dialect`'s lowering; see
+    /// [`ToolCall::written_for`].
+    pub fn written_for(mut self, dialect: crate::provider::Dialect) -> Self {
+        self.written_for = Some(dialect);
         self
     }
 
@@ -124,7 +130,7 @@ impl ToolCall {
             id: id.into(),
             name: name.into(),
             arguments: arguments.into(),
-            nulls_mean_absent: false,
+            written_for: None,
             idempotency_key: None,
             origin: None,
         }

@@ -150,7 +150,7 @@ pub fn definition(spec: &ToolSpec, dialect: Dialect) -> Result<Value, Vec<Loweri
     // Whole-call examples where the dialect has a place for them: Anthropic's
     // `input_examples`, the `examples` keyword of MCP's JSON Schema.
     if !spec.examples.is_empty() {
-        let examples = Value::Array(spec.examples.clone());
+        let examples = Value::Array(encoded_examples(spec, dialect));
         match dialect {
             Dialect::Anthropic { .. } => definition["input_examples"] = examples,
             Dialect::Mcp => definition["inputSchema"]["examples"] = examples,
@@ -160,10 +160,43 @@ pub fn definition(spec: &ToolSpec, dialect: Dialect) -> Result<Value, Vec<Loweri
     Ok(definition)
 }
 
+/// A call's arguments as a model of `dialect` writes them, given arguments for the
+/// tool's own schema: what the lowering changed is encoded the same way (a map as an
+/// array of `{"key", "value"}` entries where objects must list their fields, an optional
+/// argument left out as `null` where every property is required). The dispatcher decodes
+/// such a call ([`ToolCall::written_for`]); examples shown to a model are encoded
+/// with it.
+///
+/// ```
+/// # use toolwright::{tool, Dialect, Tool};
+/// # use std::collections::HashMap;
+/// /// Tag a file.
+/// #[tool(effect = "write")]
+/// fn tag(path: String, tags: HashMap<String, String>, note: Option<String>) {}
+///
+/// let sent = toolwright::provider::encode_arguments(
+///     Tag.spec(),
+///     Dialect::OpenAiChat { strict: true },
+///     &serde_json::json!({"path": "a", "tags": {"k": "v"}}),
+/// );
+/// assert_eq!(sent, serde_json::json!({"path": "a", "tags": [{"key": "k", "value": "v"}], "note": null}));
+/// ```
+pub fn encode_arguments(spec: &ToolSpec, dialect: Dialect, arguments: &Value) -> Value {
+    crate::schema::lower::encode_value(arguments, &spec.input_schema, dialect.target())
+}
+
 /// Whether `dialect` has a field for whole-call examples (else they can go in the
 /// description, [`Registry::with_examples_in_descriptions`]).
 fn has_examples_field(dialect: Dialect) -> bool {
     matches!(dialect, Dialect::Anthropic { .. } | Dialect::Mcp)
+}
+
+/// The tool's examples as a model of `dialect` would write them.
+fn encoded_examples(spec: &ToolSpec, dialect: Dialect) -> Vec<Value> {
+    spec.examples
+        .iter()
+        .map(|example| encode_arguments(spec, dialect, example))
+        .collect()
 }
 
 /// Appends an "Examples:" paragraph, one call a line, to a definition's description.
@@ -258,7 +291,7 @@ impl Registry {
             match definition(spec, dialect) {
                 Ok(mut value) => {
                     if describe && !spec.examples.is_empty() {
-                        describe_examples(&mut value, &spec.examples);
+                        describe_examples(&mut value, &encoded_examples(spec, dialect));
                     }
                     definitions.push(value);
                 }
@@ -327,10 +360,22 @@ pub fn parse_calls(dialect: Dialect, response: &Value) -> Result<Vec<ToolCall>, 
     match dialect {
         Dialect::OpenAiChat { strict } => openai::chat_calls(response, strict),
         Dialect::OpenAiResponses { strict } => openai::responses_calls(response, strict),
-        Dialect::Anthropic { .. } => anthropic::calls(response),
-        Dialect::GeminiParameters | Dialect::GeminiJsonSchema => gemini::calls(response),
+        Dialect::Anthropic { .. } => {
+            anthropic::calls(response).map(|calls| written_for(calls, dialect))
+        }
+        Dialect::GeminiParameters | Dialect::GeminiJsonSchema => {
+            gemini::calls(response).map(|calls| written_for(calls, dialect))
+        }
         Dialect::Mcp => mcp::calls(response),
     }
+}
+
+/// The calls, marked as written against `dialect`'s lowering.
+fn written_for(mut calls: Vec<ToolCall>, dialect: Dialect) -> Vec<ToolCall> {
+    for call in &mut calls {
+        call.written_for = Some(dialect);
+    }
+    calls
 }
 
 /// The results in the shape the provider expects next, in the order given:

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use super::Dialect;
 use super::{ParseError, ToolChoice, missing, text};
 use crate::dispatch::{CallArguments, ToolCall, ToolResult};
 
@@ -46,7 +47,7 @@ pub(super) fn chat_calls(response: &Value, strict: bool) -> Result<Vec<ToolCall>
                 text(&function["name"], "function.name")?,
                 arguments,
             );
-            parsed.nulls_mean_absent = strict;
+            parsed.written_for = Some(Dialect::OpenAiChat { strict });
             Ok(parsed)
         })
         .collect()
@@ -68,7 +69,7 @@ pub(super) fn responses_calls(response: &Value, strict: bool) -> Result<Vec<Tool
                 text(&item["name"], "function_call.name")?,
                 arguments,
             );
-            parsed.nulls_mean_absent = strict;
+            parsed.written_for = Some(Dialect::OpenAiResponses { strict });
             Ok(parsed)
         })
         .collect()

@@ -14,6 +14,7 @@ mod nulls;
 mod objects;
 pub(crate) mod refs;
 mod rules;
+mod values;
 
 use std::fmt;
 
@@ -23,6 +24,17 @@ use serde_json::{Map, Value, json};
 use objects::merge_object_schema;
 use refs::{def_name, defs_of, referenced};
 use rules::{Nulls, Objects, Refs, Rules};
+pub(crate) use values::encode_value;
+
+/// What `target`'s lowering encodes in the values a model sends: optional arguments as
+/// `null` (every property required), maps as arrays of entries.
+pub(crate) fn encodings(target: Target) -> (bool, bool) {
+    let objects = target.rules().objects;
+    (
+        objects == (Objects::Closed { all_required: true }),
+        objects != Objects::AsEmitted,
+    )
+}
 
 /// A target a tool definition is lowered for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -22,11 +22,16 @@ impl Lowering<'_> {
             map.get("additionalProperties"),
             None | Some(Value::Bool(false))
         );
+        if map_schema && !map.contains_key("properties") && self.rules.objects != Objects::AsEmitted
+        {
+            // A target that must list every field cannot say "any key": the map goes as
+            // an array of entries, decoded back before the tool reads it.
+            entries(map, self.rules.objects);
+            return;
+        }
         match self.rules.objects {
             Objects::Closed { all_required } => {
-                if map_schema && !map.contains_key("properties") {
-                    self.error(path, "a map with free-form keys (HashMap/BTreeMap) cannot be expressed: every object must list its fields; use a Vec of key/value structs");
-                } else if map_schema {
+                if map_schema {
                     self.error(path, "an object that admits extra fields cannot be expressed; add #[serde(deny_unknown_fields)] or use a struct");
                 }
                 map.insert("additionalProperties".into(), Value::Bool(false));
@@ -43,7 +48,7 @@ impl Lowering<'_> {
             }
             Objects::Open => {
                 if map_schema {
-                    self.error(path, "a map with free-form keys (HashMap/BTreeMap) cannot be expressed in Gemini `parameters`; use a Vec of key/value structs, or parametersJsonSchema");
+                    self.error(path, "an object that admits extra fields cannot be expressed in Gemini `parameters`; add #[serde(deny_unknown_fields)], use a struct, or parametersJsonSchema");
                 }
                 map.remove("additionalProperties");
             }
@@ -91,6 +96,64 @@ impl Lowering<'_> {
         };
         map.insert("description".into(), Value::String(description));
     }
+}
+
+/// What a map's schema says its entries are, for the reader of the description.
+pub(crate) const ENTRIES_NOTE: &str =
+    "(a map, sent as a list of {\"key\", \"value\"} entries, one per key)";
+
+/// Rewrites a map's (already lowered) schema as an array of `{"key", "value"}` entries,
+/// both required: `propertyNames` become the key's schema, `minProperties` and
+/// `maxProperties` the array's bounds, and a map that may be `null` stays nullable.
+fn entries(map: &mut Map<String, Value>, objects: Objects) {
+    let value = map
+        .remove("additionalProperties")
+        .unwrap_or(Value::Bool(true));
+    let mut key = Map::new();
+    key.insert("type".into(), json!("string"));
+    if let Some(Value::Object(names)) = map.remove("propertyNames") {
+        for keyword in ["enum", "pattern", "minLength", "maxLength", "format"] {
+            if let Some(constraint) = names.get(keyword) {
+                key.insert(keyword.into(), constraint.clone());
+            }
+        }
+    }
+    let nullable = map
+        .get("type")
+        .and_then(Value::as_array)
+        .is_some_and(|types| types.contains(&json!("null")));
+    let mut array = Map::new();
+    let description = match map
+        .remove("description")
+        .and_then(|d| d.as_str().map(str::to_owned))
+    {
+        Some(text) => format!("{text} {ENTRIES_NOTE}"),
+        None => ENTRIES_NOTE.to_owned(),
+    };
+    array.insert("description".into(), Value::String(description));
+    array.insert(
+        "type".into(),
+        if nullable {
+            json!(["array", "null"])
+        } else {
+            json!("array")
+        },
+    );
+    let mut entry = json!({
+        "type": "object",
+        "properties": {"key": Value::Object(key), "value": value},
+        "required": ["key", "value"],
+    });
+    if objects != Objects::Open {
+        entry["additionalProperties"] = Value::Bool(false);
+    }
+    array.insert("items".into(), entry);
+    for (from, to) in [("minProperties", "minItems"), ("maxProperties", "maxItems")] {
+        if let Some(bound) = map.remove(from) {
+            array.insert(to.into(), bound);
+        }
+    }
+    *map = array;
 }
 
 /// Merges the properties and required names of `part` into `map` (an `allOf` entry).

@@ -31,11 +31,12 @@ pub(crate) enum Nulls {
 pub(crate) enum Objects {
     /// As emitted.
     AsEmitted,
-    /// Closed (`additionalProperties: false`), `properties` always present; maps and
-    /// objects admitting extra fields refused. `all_required`: `required` lists every
+    /// Closed (`additionalProperties: false`), `properties` always present; maps sent
+    /// as arrays of `{"key", "value"}` entries, objects admitting extra fields refused. `all_required`: `required` lists every
     /// property (optional ones then become nullable, and a `null` is decoded as absent).
     Closed { all_required: bool },
-    /// `additionalProperties` dropped (OpenAPI has none); maps refused.
+    /// `additionalProperties` dropped (OpenAPI has none); maps sent as arrays of
+    /// entries, objects admitting extra fields refused.
     Open,
 }
 
