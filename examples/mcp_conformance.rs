@@ -126,9 +126,20 @@ fn test_logging_tool() -> String {
     "logged".to_owned()
 }
 
+/// Echoes a region that travels in an HTTP header as well as in the body: `region` is
+/// mirrored into `Mcp-Param-Region`, which rmcp checks against the body.
+#[tool(effect = "read_only")]
+fn test_custom_headers(
+    /// The region, like `eu-west-1`.
+    #[arg(mcp_header = "Region")]
+    region: String,
+) -> String {
+    format!("ok: {{\"region\":\"{region}\"}}")
+}
+
 /// A tool whose schema is written by hand, for what no Rust signature produces
-/// (`$anchor`, `if`/`then`/`else`, `x-mcp-header`): the schema is passed through
-/// verbatim, and the arguments are still validated against it.
+/// (`$anchor`, `if`/`then`/`else`): the schema is passed through verbatim, and the
+/// arguments are still validated against it.
 struct SchemaTool {
     spec: ToolSpec,
     validator: OnceLock<Validator>,
@@ -168,21 +179,6 @@ impl SchemaTool {
                 "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
                 "then": {"required": ["phone"]},
                 "else": {"required": ["email"]},
-                "additionalProperties": false
-            }),
-        )
-    }
-
-    /// The custom-header scenario's tool: `region` is mirrored into `Mcp-Param-Region`,
-    /// which rmcp checks against the body.
-    fn custom_headers() -> Self {
-        SchemaTool::new(
-            "test_custom_headers",
-            "Echoes a region that travels in an HTTP header as well as in the body",
-            json!({
-                "type": "object",
-                "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
-                "required": ["region"],
                 "additionalProperties": false
             }),
         )
@@ -229,7 +225,7 @@ async fn main() -> Result<(), String> {
         .with(TestToolWithLogging)
         .with(TestLoggingTool)
         .with(SchemaTool::json_schema_2020_12())
-        .with(SchemaTool::custom_headers());
+        .with(TestCustomHeaders);
     let server = McpServer::new(registry, Context::new())
         .map_err(|e| e.to_string())?
         .with_name("toolwright-conformance", env!("CARGO_PKG_VERSION"));

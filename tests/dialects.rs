@@ -451,3 +451,40 @@ fn a_root_that_is_not_an_object_is_refused_in_every_dialect() {
         );
     }
 }
+
+/// Look up a customer in a region.
+#[tool(effect = "read_only")]
+fn regional_lookup(
+    /// The region, like `eu-west-1`.
+    #[arg(mcp_header = "Region")]
+    region: String,
+    /// The customer.
+    customer: String,
+) -> String {
+    format!("{customer}@{region}")
+}
+
+#[test]
+fn an_mcp_header_is_for_mcp_only() {
+    let mcp = definition(RegionalLookup.spec(), Dialect::Mcp).unwrap();
+    assert_eq!(
+        mcp["inputSchema"]["properties"]["region"],
+        json!({"description": "The region, like `eu-west-1`.", "type": "string", "x-mcp-header": "Region"})
+    );
+    for dialect in Dialect::ALL.into_iter().filter(|d| *d != Dialect::Mcp) {
+        let lowered = definition(RegionalLookup.spec(), dialect).unwrap();
+        assert!(
+            !lowered.to_string().contains("x-mcp-header"),
+            "{dialect:?}: {lowered}"
+        );
+    }
+    // The annotation constrains nothing: the call is read as any other.
+    let registry = Registry::new().with(RegionalLookup);
+    let call = ToolCall::new(
+        "c",
+        "regional_lookup",
+        json!({"region": "eu", "customer": "C-1"}),
+    );
+    let result = futures_executor::block_on(registry.dispatch(&Context::new(), call));
+    assert_eq!(result.for_model(), "C-1@eu");
+}

@@ -48,4 +48,16 @@ fn official_conformance_suite_passes_every_tool_scenario() {
             "{scenario} should pass in both revisions:\n{stdout}"
         );
     }
+    // 2026-07-28 only: `Mcp-Param-Region` checked against the body, for a `#[tool]`
+    // function whose parameter says `#[arg(mcp_header = "Region")]`.
+    let passed = stdout
+        .lines()
+        .filter(|line| {
+            line.starts_with('✓') && line.contains(" http-custom-header-server-validation:")
+        })
+        .count();
+    assert_eq!(
+        passed, 1,
+        "the custom header scenario should pass:\n{stdout}"
+    );
 }

@@ -77,6 +77,9 @@ pub struct ArgOptions {
     #[darling(multiple, rename = "example")]
     pub examples: Vec<ExprValue>,
     pub resource: Option<SpannedValue<bool>>,
+    /// `mcp_header = "Region"`: MCP 2026-07-28 mirrors the argument into the HTTP header
+    /// `Mcp-Param-Region` (`x-mcp-header`).
+    pub mcp_header: Option<SpannedValue<String>>,
     /// `schema_with = path`: a `fn(&mut SchemaGenerator) -> Value` gives the schema (for a
     /// type without `ToolSchema`, or whose wire form differs: `#[serde(with = ...)]`).
     pub schema_with: Option<syn::Path>,
@@ -285,6 +288,7 @@ pub const ARG_KEYS: &[&str] = &[
     "max_items",
     "example",
     "resource",
+    "mcp_header",
     "schema_with",
     "schema_as",
     "schemars",

@@ -19,6 +19,7 @@ pub fn check_tool(tool: &ToolFn<'_>, errors: &Errors) {
     check_hooks(tool, errors);
     check_argument_docs(tool, errors);
     crate::example::check_examples(tool, errors);
+    check_mcp_headers(tool, errors);
     for param in &tool.params {
         check_param_pattern(param, errors);
         check_param_type(param, errors);
@@ -77,6 +78,67 @@ fn check_signature(tool: &ToolFn<'_>, errors: &Errors) {
             }
         }
     }
+}
+
+/// `#[arg(mcp_header = "Name")]`: MCP's rules for `x-mcp-header` (SEP-2243), as rmcp
+/// checks them: a non-empty HTTP token, unique without regard to case, on a parameter
+/// every call gives whose value is a string, an integer or a boolean.
+fn check_mcp_headers(tool: &ToolFn<'_>, errors: &Errors) {
+    let mut seen: Vec<String> = Vec::new();
+    for param in tool.args() {
+        let Some(header) = &param.options.mcp_header else {
+            continue;
+        };
+        let span = header.span();
+        let name = header.as_str();
+        let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if name.is_empty() || !name.chars().all(tchar) {
+            errors.error_at(
+                span,
+                format!("`{name}` is not an HTTP header name: use letters, digits and `-` (an RFC 9110 token), like \"Region\"; the header sent is `Mcp-Param-{name}`"),
+            );
+        }
+        if seen.contains(&name.to_ascii_lowercase()) {
+            errors.error_at(
+                span,
+                format!("two parameters are mirrored into the header `{name}` (header names ignore case): give each its own"),
+            );
+        }
+        seen.push(name.to_ascii_lowercase());
+        if !header_type(param.ty) || param.options.default.is_some() {
+            errors.error_at(
+                span,
+                "`mcp_header` mirrors a value every call gives: the parameter must be a `String`, an integer or a `bool`, not an `Option`, a float or a compound type, and have no default",
+            );
+        }
+    }
+}
+
+/// A type whose schema is a plain `string`, `integer` or `boolean`.
+fn header_type(ty: &Type) -> bool {
+    let Type::Path(path) = ty else {
+        return false;
+    };
+    path.qself.is_none()
+        && path.path.segments.last().is_some_and(|segment| {
+            segment.arguments.is_none()
+                && matches!(
+                    segment.ident.to_string().as_str(),
+                    "String"
+                        | "char"
+                        | "bool"
+                        | "u8"
+                        | "u16"
+                        | "u32"
+                        | "u64"
+                        | "usize"
+                        | "i8"
+                        | "i16"
+                        | "i32"
+                        | "i64"
+                        | "isize"
+                )
+        })
 }
 
 /// Every provider accepts `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.

@@ -135,6 +135,12 @@ fn reject_param_only_options(options: &crate::attr::ArgOptions, errors: &Errors)
             "on a field, rename with serde so the deserializer agrees: `#[serde(rename = \"...\")]`",
         );
     }
+    if let Some(header) = &options.mcp_header {
+        errors.error_at(
+            header.span(),
+            "`#[arg(mcp_header)]` mirrors a tool's parameter into an HTTP header: put it on the parameter, not a field",
+        );
+    }
     if let Some(resource) = &options.resource {
         errors.error_at(
             resource.span(),

@@ -182,6 +182,12 @@ fn keyword_list(options: &ArgOptions, with_examples: bool) -> TokenStream {
             quote!((#name, _tw::__private::serde_json::Value::from(#value)))
         })
         .collect();
+    if let Some(header) = &options.mcp_header {
+        let header = header.as_str();
+        entries.push(quote! {
+            ("x-mcp-header", _tw::__private::serde_json::Value::from(#header))
+        });
+    }
     if with_examples && !options.examples.is_empty() {
         let examples = options.examples.iter().map(|example| {
             quote_spanned! {example.span()=> _tw::__private::to_json(&(#example)) }

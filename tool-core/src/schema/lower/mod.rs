@@ -134,11 +134,28 @@ pub fn lower_schema(
         errors: Vec::new(),
         stack: Vec::new(),
     };
-    let lowered = lowering.lower_root(schema);
+    let mut lowered = lowering.lower_root(schema);
+    if target != Target::Mcp {
+        without_mcp_annotations(&mut lowered);
+    }
     if lowering.errors.is_empty() {
         Ok(lowered)
     } else {
         Err(lowering.errors)
+    }
+}
+
+/// Removes MCP's own annotations (`x-mcp-header`) from the properties of a schema
+/// meant for another target: they mean nothing there, and a strict provider refuses
+/// keywords it does not know.
+fn without_mcp_annotations(schema: &mut Value) {
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for property in properties.values_mut() {
+            if let Value::Object(map) = property {
+                map.remove("x-mcp-header");
+            }
+            without_mcp_annotations(property);
+        }
     }
 }
 
