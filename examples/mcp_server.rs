@@ -8,8 +8,9 @@
 //! ```
 //!
 //! Every call goes through the default policy: reads and writes run, `run_command` for
-//! anything outside its allow-list answers `awaiting_approval` (MCP has no approval step a
-//! server can wait on; see `toolwright::mcp`).
+//! anything outside its allow-list answers `awaiting_approval` (see `toolwright::mcp`;
+//! with `--client-approval`, a 2026-07-28 client that declares elicitation is asked
+//! instead, within the protocol).
 //!
 //! Several replicas behind one address share idempotency keys and approval tickets
 //! through a store, and sign tickets with one secret:
@@ -26,7 +27,8 @@
 //! - `--ledger PATH`: also serve `send_payout`, an external tool whose side effect is a
 //!   line appended to PATH (to watch replicas pay once); payouts over 1,000 wait for a
 //!   person.
-//! - `--client-approval`: clients may decide tickets (`toolwright/resume`).
+//! - `--client-approval`: clients may decide tickets: asked through elicitation on
+//!   2026-07-28, or with `toolwright/resume`.
 //!
 //! On the open internet, with OAuth (feature `oauth`): every request needs a bearer token
 //! from the issuer, for this resource; the token's subject and scopes are the caller.

@@ -224,7 +224,7 @@ impl Registry {
     }
 
     /// Why `ticket` cannot be decided by the caller in `ctx` with `decision`, if it cannot.
-    pub(super) fn check_ticket(
+    pub(crate) fn check_ticket(
         &self,
         ctx: &Context,
         ticket: &ApprovalTicket,

@@ -25,16 +25,17 @@
 //! server), the request id and the arguments, so two clients never share a key, whatever
 //! their request ids.
 //!
-//! Approval: MCP has no approval step a server can wait on (2026-07-28's input-required
-//! results would need the client to elicit a yes/no, which clients do not do for tool
-//! calls yet), so a call that needs approval ends with an `awaiting_approval` error
-//! result; its signed ticket is in the result's `_meta` under [`APPROVAL_TICKET_META`].
-//! The harness decides out of band ([`Registry::resume`]), or, when the client is the
-//! person's own application and the server allows it
-//! ([`McpServer::with_client_approval`]), the client sends the decision back with the
-//! request `toolwright/resume` (`{"ticket": ..., "decision": ...}`), answered like a
-//! `tools/call`. A ticket is spent once across every replica sharing the idempotency
-//! store and the approval secret.
+//! Approval: a call that needs approval ends with an `awaiting_approval` error result;
+//! its signed ticket is in the result's `_meta` under [`APPROVAL_TICKET_META`], and the
+//! harness decides out of band ([`Registry::resume`]). When the client is the person's
+//! own application and the server allows it ([`McpServer::with_client_approval`]), the
+//! client decides instead: on 2026-07-28, a client that declares elicitation gets an
+//! input-required result asking the person about the exact call (tool, arguments,
+//! reason), the ticket as its `requestState`, and its retry with the answer runs or
+//! declines the call (`approval.rs`); any client may send the request `toolwright/resume`
+//! (`{"ticket": ..., "decision": ...}`), answered like a `tools/call`. A ticket is spent
+//! once across every replica sharing the idempotency store and the approval secret; a
+//! changed or foreign `requestState` is a protocol error, and nothing runs.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
@@ -46,6 +47,7 @@
 //! # }
 //! ```
 
+mod approval;
 pub mod auth;
 mod changes;
 mod http;
@@ -185,11 +187,13 @@ impl McpServer {
         self
     }
 
-    /// Lets clients decide the approval tickets of their own calls with the request
-    /// [`RESUME_METHOD`]: for a client that is the person's own application (it shows
-    /// the call and asks). Off by default, since a client that runs a model unattended
-    /// could then approve its own calls; leave it off when approval must come from
-    /// elsewhere. Tickets stay signed, expiring, bound to their caller and spent once.
+    /// Lets clients decide the approval tickets of their own calls: within the protocol
+    /// on 2026-07-28 (an input-required result whose elicitation asks the person, for a
+    /// client that declares elicitation), or with the request [`RESUME_METHOD`]. For a
+    /// client that is the person's own application (it shows the call and asks). Off by
+    /// default, since a client that runs a model unattended could then approve its own
+    /// calls; leave it off when approval must come from elsewhere. Tickets stay signed,
+    /// expiring, bound to their caller and spent once.
     pub fn with_client_approval(mut self) -> Self {
         self.client_approval = true;
         self
@@ -253,25 +257,23 @@ impl McpServer {
         idempotency_key: Option<String>,
         sink: impl Fn(Feedback) + Send + Sync + 'static,
     ) -> Result<CallToolResult, ErrorData> {
-        self.call_in(&self.context, id, params, idempotency_key, sink)
-            .await
+        let call = self.tool_call(id, params, idempotency_key);
+        let result = feedback::scope(sink, self.registry.dispatch(&self.context, call)).await;
+        results::render(&result)
     }
 
-    /// [`McpServer::call`] with `context` (the server's, or a request's over it).
-    async fn call_in(
+    /// The dispatcher's call for a `tools/call` of this session.
+    fn tool_call(
         &self,
-        context: &Context,
         id: String,
         params: CallToolRequestParams,
         idempotency_key: Option<String>,
-        sink: impl Fn(Feedback) + Send + Sync + 'static,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> ToolCall {
         let arguments = Value::Object(params.arguments.unwrap_or_default());
         let mut call =
             ToolCall::new(id, params.name.into_owned(), arguments).with_origin(&*self.session);
         call.idempotency_key = idempotency_key;
-        let result = feedback::scope(sink, self.registry.dispatch(context, call)).await;
-        results::render(&result)
+        call
     }
 
     /// The context a request's calls see: the server's, with the caller its bearer
@@ -313,24 +315,56 @@ impl McpServer {
         // before the result.
         let (send, mut feedback) = tokio::sync::mpsc::unbounded_channel();
         let request_context = self.request_context(&context);
-        let call = self.call_in(
-            request_context.as_ref().unwrap_or(&self.context),
-            id,
-            request,
-            key,
+        let ctx = request_context.as_ref().unwrap_or(&self.context);
+        // A retry answering an approval this server asked for (2026-07-28).
+        let resumed = match request.request_state.as_deref() {
+            None => None,
+            Some(_) if !self.client_approval => {
+                return Err(ErrorData::invalid_params(
+                    "this server does not take approvals from its clients, so no requestState: call the tool without it",
+                    None,
+                ));
+            }
+            Some(state) => match approval::answer(&request, state)? {
+                (ticket, None) => return approval::ask(&ticket).map(CallToolResponse::from),
+                (ticket, Some(decision)) => {
+                    // A ticket this server did not sign, or another caller's, is refused
+                    // before anything runs.
+                    self.registry
+                        .check_ticket(ctx, &ticket, &decision)
+                        .map_err(|refusal| ErrorData::invalid_params(refusal.message, None))?;
+                    Some((ticket, decision))
+                }
+            },
+        };
+        let ask = self.client_approval && approval::can_ask(&context);
+        let call = self.tool_call(id, request, key);
+        let work = async {
+            match resumed {
+                Some((ticket, decision)) => self.registry.resume(ctx, &ticket, decision).await,
+                None => self.registry.dispatch(ctx, call).await,
+            }
+        };
+        let run = feedback::scope(
             move |message| {
                 let _ = send.send(message);
             },
+            work,
         );
         let forward = async {
             while let Some(message) = feedback.recv().await {
                 notify(&context, progress_token.as_ref(), log_level, message).await;
             }
         };
-        let run = async { tokio::join!(call, forward).0 };
-        tokio::select! {
-            result = run => result.map(CallToolResponse::from),
-            () = context.ct.cancelled() => Err(ErrorData::internal_error("the client cancelled the call", None)),
+        let run = async { tokio::join!(run, forward).0 };
+        let result = tokio::select! {
+            result = run => result,
+            () = context.ct.cancelled() => return Err(ErrorData::internal_error("the client cancelled the call", None)),
+        };
+        match &result.ticket {
+            // Ask the person through the client, within the protocol.
+            Some(ticket) if ask => approval::ask(ticket).map(CallToolResponse::from),
+            _ => results::render(&result).map(CallToolResponse::from),
         }
     }
 
