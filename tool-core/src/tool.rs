@@ -125,19 +125,6 @@ pub trait Tool: Send + Sync + 'static {
     /// asynchronous one returns [`ToolFuture::new`] and does its work when polled.
     fn run<'a>(&'a self, ctx: &'a Context, args: Prepared) -> ToolFuture<'a>;
 
-    /// [`Tool::run`], by the registry dispatching the call: for a tool that reads the
-    /// registry itself (the built-in `search_tools`). A tool of yours implements `run`.
-    #[doc(hidden)]
-    fn run_in_registry<'a>(
-        &'a self,
-        registry: &crate::registry::Registry,
-        ctx: &'a Context,
-        args: Prepared,
-    ) -> ToolFuture<'a> {
-        let _ = registry;
-        self.run(ctx, args)
-    }
-
     /// The effect of this one call, for a tool whose declared effect is
     /// [`Effect::Dynamic`]: what its classifier (`#[tool(effect = "dynamic", classify =
     /// path)]`) says of these arguments. The dispatcher asks only such tools; any other

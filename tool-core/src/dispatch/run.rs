@@ -164,7 +164,12 @@ impl Registry {
         prepared: Prepared,
     ) -> ToolFuture<'a> {
         std::panic::catch_unwind(AssertUnwindSafe(|| {
-            tool.run_in_registry(self, ctx, prepared)
+            // The built-in search reads the registry, which no tool can hold.
+            #[cfg(feature = "search")]
+            if self.is_search_tool(tool) {
+                return crate::search::run_search(self, ctx, prepared);
+            }
+            tool.run(ctx, prepared)
         }))
         .unwrap_or_else(|panic| {
             ToolFuture::ready(Err(panicked(&tool.spec().name, "running", &*panic)))

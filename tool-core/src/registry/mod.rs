@@ -207,8 +207,15 @@ impl Registry {
     /// bug to fix before start-up, not a call to fail later. Use
     /// [`Registry::register`] to handle it yourself.
     #[track_caller]
-    pub fn with(mut self, tool: impl Tool) -> Self {
-        if let Err(error) = self.register(tool) {
+    pub fn with(self, tool: impl Tool) -> Self {
+        let origin = std::any::type_name_of_val(&tool);
+        self.with_from(Arc::new(tool), origin)
+    }
+
+    /// [`Registry::with`] past its one generic line: compiled once, whatever the tool.
+    #[track_caller]
+    fn with_from(mut self, tool: Arc<dyn Tool>, origin: &str) -> Self {
+        if let Err(error) = self.register_from(tool, origin) {
             panic!("{error}");
         }
         self

@@ -182,15 +182,6 @@ impl Tool for Prefixed {
         self.inner.run(ctx, args)
     }
 
-    fn run_in_registry<'a>(
-        &'a self,
-        registry: &Registry,
-        ctx: &'a Context,
-        args: Prepared,
-    ) -> ToolFuture<'a> {
-        self.inner.run_in_registry(registry, ctx, args)
-    }
-
     fn effect_of(&self, args: &Prepared) -> Effect {
         self.inner.effect_of(args)
     }

@@ -3,7 +3,7 @@
 //! search returns them ([`LoadedTools`], per conversation, in the context).
 
 use std::collections::BTreeSet;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rustc_hash::FxHashSet;
 use serde::Deserialize;
@@ -130,11 +130,13 @@ fn references(value: &Value, out: &mut Vec<String>) {
 }
 
 /// A registry's deferral: what is shown from the start.
-#[derive(Debug)]
 pub(crate) struct Deferred {
     up_front: FxHashSet<String>,
     dialect: Dialect,
     provider_search: bool,
+    /// The registered `search_tools`, to know it when it is called.
+    tool: Arc<dyn Tool>,
+    results: u32,
 }
 
 impl Deferred {
@@ -197,17 +199,27 @@ impl Registry {
         }
         let mut up_front: FxHashSet<String> = search.always_loaded.into_iter().collect();
         up_front.insert(SEARCH_TOOLS.to_owned());
-        let tool = SearchTools {
+        let tool: Arc<dyn Tool> = Arc::new(SearchTools {
             spec: search_spec(search.results),
-            results: search.results,
-        };
-        self = self.with(tool);
+        });
+        if let Err(error) = self.register_arc(tool.clone()) {
+            panic!("{error}");
+        }
         self.deferred = Some(Deferred {
             up_front,
             dialect: search.dialect,
             provider_search: search.provider_search,
+            tool,
+            results: search.results,
         });
         self
+    }
+
+    /// Whether `tool` is this registry's `search_tools`.
+    pub(crate) fn is_search_tool(&self, tool: &dyn Tool) -> bool {
+        self.deferred
+            .as_ref()
+            .is_some_and(|deferred| std::ptr::addr_eq(tool, &*deferred.tool))
     }
 
     /// Whether the registry defers its tools ([`Registry::with_tool_search`]).
@@ -252,10 +264,10 @@ fn search_spec(results: u32) -> ToolSpec {
     )
 }
 
-/// The built-in search tool.
+/// The built-in search tool. The registry runs it ([`run_search`]): it reads the
+/// registry, which no tool can hold.
 struct SearchTools {
     spec: ToolSpec,
-    results: u32,
 }
 
 static SEARCH_VALIDATOR: OnceLock<Validator> = OnceLock::new();
@@ -278,18 +290,22 @@ impl Tool for SearchTools {
         )
         .with_retryable(false)))
     }
+}
 
-    fn run_in_registry<'a>(
-        &'a self,
-        registry: &Registry,
-        ctx: &'a Context,
-        args: Prepared,
-    ) -> ToolFuture<'a> {
-        ToolFuture::ready(args.downcast::<SearchArgs>().and_then(|args| {
-            let limit = args.limit.unwrap_or(self.results) as usize;
-            found(registry, ctx, &args.query, limit)
-        }))
-    }
+/// Runs `search_tools` for the registry it belongs to.
+pub(crate) fn run_search<'a>(
+    registry: &Registry,
+    ctx: &'a Context,
+    args: Prepared,
+) -> ToolFuture<'a> {
+    let results = registry
+        .deferred
+        .as_ref()
+        .map_or(5, |deferred| deferred.results);
+    ToolFuture::ready(args.downcast::<SearchArgs>().and_then(|args| {
+        let limit = args.limit.unwrap_or(results) as usize;
+        found(registry, ctx, &args.query, limit)
+    }))
 }
 
 /// What a search finds, loaded for the conversation and shown in the registry's dialect.

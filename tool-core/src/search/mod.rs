@@ -16,7 +16,7 @@ use std::sync::{Arc, OnceLock};
 use crate::context::Context;
 use crate::registry::Registry;
 
-pub(crate) use deferred::Deferred;
+pub(crate) use deferred::{Deferred, run_search};
 pub use deferred::{LoadedTools, SEARCH_TOOLS, ToolSearch};
 pub(crate) use index::SearchIndex;
 
