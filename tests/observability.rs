@@ -94,6 +94,17 @@ fn text(span: &SpanData, key: &str) -> Option<String> {
     attribute(span, key).map(|value| value.as_str().into_owned())
 }
 
+/// The exported span `span` is a child of.
+fn parent_of(span: &SpanData) -> SpanData {
+    exporters()
+        .spans
+        .get_finished_spans()
+        .unwrap()
+        .into_iter()
+        .find(|parent| parent.span_context.span_id() == span.parent_span_id)
+        .expect("the span's parent is exported")
+}
+
 /// The finished span of call `id`, waiting for it a little (an MCP request's span ends
 /// after its answer is sent).
 fn call_span(id: &str) -> SpanData {
@@ -341,13 +352,7 @@ fn a_call_over_mcp_joins_the_clients_trace() {
 
     // The server's span of the request is a child of the client's span, in its trace.
     let execute = call_span("41");
-    let server = exporters()
-        .spans
-        .get_finished_spans()
-        .unwrap()
-        .into_iter()
-        .find(|span| span.span_context.span_id() == execute.parent_span_id)
-        .expect("the execute_tool span's parent is exported");
+    let server = parent_of(&execute);
     assert_eq!(server.name, "tools/call greet");
     assert_eq!(server.span_kind, opentelemetry::trace::SpanKind::Server);
     assert_eq!(server.parent_span_id.to_string(), parent_id);
@@ -375,13 +380,7 @@ fn a_call_over_mcp_joins_the_clients_trace() {
     );
     assert_eq!(reply.status, 200, "{}", reply.message);
     let execute = call_span("42");
-    let from_headers = exporters()
-        .spans
-        .get_finished_spans()
-        .unwrap()
-        .into_iter()
-        .find(|span| span.span_context.span_id() == execute.parent_span_id)
-        .expect("the execute_tool span's parent is exported");
+    let from_headers = parent_of(&execute);
     assert_eq!(from_headers.parent_span_id.to_string(), parent_id);
     assert_eq!(from_headers.span_context.trace_id().to_string(), trace_id);
 

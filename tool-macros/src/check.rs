@@ -105,40 +105,17 @@ fn check_mcp_headers(tool: &ToolFn<'_>, errors: &Errors) {
             );
         }
         seen.push(name.to_ascii_lowercase());
-        if !header_type(param.ty) || param.options.default.is_some() {
+        let plain = matches!(
+            crate::ast::kind_of(param.ty),
+            Some(crate::ast::Kind::String | crate::ast::Kind::Integer | crate::ast::Kind::Boolean)
+        );
+        if !plain || param.options.default.is_some() {
             errors.error_at(
                 span,
                 "`mcp_header` mirrors a value every call gives: the parameter must be a `String`, an integer or a `bool`, not an `Option`, a float or a compound type, and have no default",
             );
         }
     }
-}
-
-/// A type whose schema is a plain `string`, `integer` or `boolean`.
-fn header_type(ty: &Type) -> bool {
-    let Type::Path(path) = ty else {
-        return false;
-    };
-    path.qself.is_none()
-        && path.path.segments.last().is_some_and(|segment| {
-            segment.arguments.is_none()
-                && matches!(
-                    segment.ident.to_string().as_str(),
-                    "String"
-                        | "char"
-                        | "bool"
-                        | "u8"
-                        | "u16"
-                        | "u32"
-                        | "u64"
-                        | "usize"
-                        | "i8"
-                        | "i16"
-                        | "i32"
-                        | "i64"
-                        | "isize"
-                )
-        })
 }
 
 /// Every provider accepts `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.

@@ -5,45 +5,9 @@
 //! checks when the tool is registered, by reading the example as a call.
 
 use serde_json::Value;
-use syn::{GenericArgument, PathArguments, Type};
 
-use crate::ast::{Param, ToolFn};
+use crate::ast::{Param, ToolFn, kind_of, option_inner};
 use crate::errors::Errors;
-
-/// The JSON kinds a parameter's type accepts, when its type says them plainly.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    String,
-    Integer,
-    Number,
-    Boolean,
-    Array,
-    Object,
-}
-
-impl Kind {
-    fn name(self) -> &'static str {
-        match self {
-            Kind::String => "a string",
-            Kind::Integer => "an integer",
-            Kind::Number => "a number",
-            Kind::Boolean => "true or false",
-            Kind::Array => "an array",
-            Kind::Object => "an object",
-        }
-    }
-
-    fn accepts(self, value: &Value) -> bool {
-        match self {
-            Kind::String => value.is_string(),
-            Kind::Integer => value.is_i64() || value.is_u64(),
-            Kind::Number => value.is_number(),
-            Kind::Boolean => value.is_boolean(),
-            Kind::Array => value.is_array(),
-            Kind::Object => value.is_object(),
-        }
-    }
-}
 
 pub fn check_examples(tool: &ToolFn<'_>, errors: &Errors) {
     for example in &tool.options.examples {
@@ -149,41 +113,6 @@ fn always_required(param: &Param<'_>) -> bool {
         && param.options.schema_as.is_none()
         && option_inner(param.ty).is_none()
         && kind_of(param.ty).is_some()
-}
-
-/// `T` of `Option<T>`.
-fn option_inner(ty: &Type) -> Option<&Type> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    match (&last.arguments, last.ident == "Option") {
-        (PathArguments::AngleBracketed(args), true) => match args.args.first() {
-            Some(GenericArgument::Type(inner)) => Some(inner),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// The kind of a type written plainly: std's scalars, strings and collections.
-fn kind_of(ty: &Type) -> Option<Kind> {
-    match ty {
-        Type::Reference(reference) => kind_of(&reference.elem),
-        Type::Array(_) | Type::Slice(_) => Some(Kind::Array),
-        Type::Path(path) if path.qself.is_none() => {
-            let ident = path.path.segments.last()?.ident.to_string();
-            Some(match ident.as_str() {
-                "String" | "str" | "char" | "PathBuf" => Kind::String,
-                "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64"
-                | "i128" | "isize" => Kind::Integer,
-                "f32" | "f64" => Kind::Number,
-                "bool" => Kind::Boolean,
-                "Vec" | "VecDeque" | "HashSet" | "BTreeSet" => Kind::Array,
-                "HashMap" | "BTreeMap" => Kind::Object,
-                _ => return None,
-            })
-        }
-        _ => None,
-    }
 }
 
 fn listed(names: &[&str]) -> String {

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Problem;
 use crate::provider::Dialect;
+use crate::schema::lower::objects::map_values;
 use crate::schema::lower::refs::{defs_of, resolve_ref};
 
 /// What a dialect's lowering encoded, to decode.
@@ -44,10 +45,9 @@ impl Decoding {
     }
 }
 
-/// Whether `schema` is a map: any key (`additionalProperties` a schema), no listed field.
+/// The schema of a map's values, when `schema` is a map.
 fn is_map(schema: &Value) -> Option<&Value> {
-    let extra = schema.get("additionalProperties")?;
-    (schema.get("properties").is_none() && *extra != Value::Bool(false)).then_some(extra)
+    schema.as_object().and_then(map_values)
 }
 
 /// Turns every map sent as entries back into an object, at any depth.

@@ -49,6 +49,7 @@
 
 mod approval;
 pub mod auth;
+mod call;
 mod changes;
 mod http;
 mod logging;
@@ -61,17 +62,14 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest,
-    CustomResult, ErrorCode, ErrorData, Implementation, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, RequestId, ServerCapabilities, ServerConfig, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    ErrorData, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use serde_json::Value;
 
 use crate::context::Context;
-use crate::dispatch::ToolCall;
-use crate::feedback::{self, Feedback, Level};
-use crate::policy::Caller;
+use crate::feedback::Level;
 use crate::provider::Dialect;
 use crate::registry::{MissingContext, Registry};
 use crate::schema::lower::{LoweringError, Target};
@@ -245,206 +243,12 @@ impl McpServer {
             ..self.clone()
         }
     }
-
-    /// Answers one `tools/call` of this session: `Err` only for a tool that does not
-    /// exist (the protocol error the spec asks for); everything else is a result the
-    /// model can read. `idempotency_key` is the client's (from `_meta`), if any. What the
-    /// tool reports with [`feedback`] goes to `sink`.
-    pub async fn call(
-        &self,
-        id: String,
-        params: CallToolRequestParams,
-        idempotency_key: Option<String>,
-        sink: impl Fn(Feedback) + Send + Sync + 'static,
-    ) -> Result<CallToolResult, ErrorData> {
-        let call = self.tool_call(id, params, idempotency_key);
-        let result = feedback::scope(sink, self.registry.dispatch(&self.context, call)).await;
-        results::render(&result)
-    }
-
-    /// The dispatcher's call for a `tools/call` of this session.
-    fn tool_call(
-        &self,
-        id: String,
-        params: CallToolRequestParams,
-        idempotency_key: Option<String>,
-    ) -> ToolCall {
-        let arguments = Value::Object(params.arguments.unwrap_or_default());
-        let mut call =
-            ToolCall::new(id, params.name.into_owned(), arguments).with_origin(&*self.session);
-        call.idempotency_key = idempotency_key;
-        call
-    }
-
-    /// The context a request's calls see: the server's, with the caller its bearer
-    /// token authenticated over it (Streamable HTTP with a
-    /// [`ResourceServer`](auth::ResourceServer)).
-    fn request_context(&self, request: &RequestContext<RoleServer>) -> Option<Context> {
-        let caller = request
-            .extensions
-            .get::<hyper::http::request::Parts>()?
-            .extensions
-            .get::<Caller>()?;
-        Some(Context::over(self.context.clone()).with(caller.clone()))
-    }
-
-    /// One `tools/call`: its idempotency key from `_meta`, the call, and the tool's
-    /// feedback forwarded to the client before the result.
-    async fn answer_call(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let id = request_id(&context.id);
-        let key = match context.meta.get(IDEMPOTENCY_KEY_META) {
-            None => None,
-            Some(Value::String(key)) => Some(key.clone()),
-            Some(other) => {
-                return Err(ErrorData::invalid_params(
-                    format!(
-                        "_meta[\"{IDEMPOTENCY_KEY_META}\"] must be a string, got {}",
-                        crate::validate::json::type_name(other)
-                    ),
-                    None,
-                ));
-            }
-        };
-        let progress_token = context.meta.get_progress_token();
-        let log_level = logging::requested(&context).or(*lock(&self.log_level));
-        // Feedback leaves the tool through a channel and reaches the client in order,
-        // before the result.
-        let (send, mut feedback) = tokio::sync::mpsc::unbounded_channel();
-        let request_context = self.request_context(&context);
-        let ctx = request_context.as_ref().unwrap_or(&self.context);
-        // A retry answering an approval this server asked for (2026-07-28).
-        let resumed = match request.request_state.as_deref() {
-            None => None,
-            Some(_) if !self.client_approval => {
-                return Err(ErrorData::invalid_params(
-                    "this server does not take approvals from its clients, so no requestState: call the tool without it",
-                    None,
-                ));
-            }
-            Some(state) => match approval::answer(&request, state)? {
-                (ticket, None) => return approval::ask(&ticket).map(CallToolResponse::from),
-                (ticket, Some(decision)) => {
-                    // A ticket this server did not sign, or another caller's, is refused
-                    // before anything runs.
-                    self.registry
-                        .check_ticket(ctx, &ticket, &decision)
-                        .map_err(|refusal| ErrorData::invalid_params(refusal.message, None))?;
-                    Some((ticket, decision))
-                }
-            },
-        };
-        let ask = self.client_approval && approval::can_ask(&context);
-        let call = self.tool_call(id, request, key);
-        let work = async {
-            match resumed {
-                Some((ticket, decision)) => self.registry.resume(ctx, &ticket, decision).await,
-                None => self.registry.dispatch(ctx, call).await,
-            }
-        };
-        let run = feedback::scope(
-            move |message| {
-                let _ = send.send(message);
-            },
-            work,
-        );
-        let forward = async {
-            while let Some(message) = feedback.recv().await {
-                notify(&context, progress_token.as_ref(), log_level, message).await;
-            }
-        };
-        let run = async { tokio::join!(run, forward).0 };
-        let result = tokio::select! {
-            result = run => result,
-            () = context.ct.cancelled() => return Err(ErrorData::internal_error("the client cancelled the call", None)),
-        };
-        match &result.ticket {
-            // Ask the person through the client, within the protocol.
-            Some(ticket) if ask => approval::ask(ticket).map(CallToolResponse::from),
-            _ => results::render(&result).map(CallToolResponse::from),
-        }
-    }
-
-    /// Answers [`RESUME_METHOD`]: the decision on a ticket, run like a `tools/call`.
-    async fn resume(
-        &self,
-        context: &Context,
-        params: Option<&Value>,
-    ) -> Result<CallToolResult, ErrorData> {
-        #[derive(serde::Deserialize)]
-        struct Resume {
-            ticket: crate::approval::ApprovalTicket,
-            decision: crate::approval::ApprovalDecision,
-        }
-        let Resume { ticket, decision } = params
-            .cloned()
-            .map(serde_json::from_value)
-            .transpose()
-            .map_err(|error| {
-                ErrorData::invalid_params(
-                    format!(
-                        "{RESUME_METHOD} takes {{\"ticket\": ..., \"decision\": ...}}: {error}"
-                    ),
-                    None,
-                )
-            })?
-            .ok_or_else(|| {
-                ErrorData::invalid_params(
-                    format!("{RESUME_METHOD} takes {{\"ticket\": ..., \"decision\": ...}}"),
-                    None,
-                )
-            })?;
-        let result = self.registry.resume(context, &ticket, decision).await;
-        results::render(&result)
-    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Sends one message of a running tool: progress when the request carried a progress
-/// token, a log message at or above the level the client asked for.
-async fn notify(
-    context: &RequestContext<RoleServer>,
-    progress_token: Option<&ProgressToken>,
-    log_level: Option<Level>,
-    message: Feedback,
-) {
-    let sent = match message {
-        Feedback::Progress {
-            progress,
-            total,
-            message,
-        } => {
-            let Some(token) = progress_token else { return };
-            let mut param = ProgressNotificationParam::new(token.clone(), progress);
-            param.total = total;
-            param.message = message;
-            context.peer.notify_progress(param).await
-        }
-        Feedback::Log { level, message } => {
-            if log_level.is_none_or(|wanted| level < wanted) {
-                return;
-            }
-            logging::send(&context.peer, level, message).await
-        }
-    };
-    if let Err(error) = sent {
-        tracing::debug!(%error, "a tool's feedback could not be sent");
-    }
-}
-
-fn request_id(id: &RequestId) -> String {
-    match id {
-        RequestId::Number(number) => number.to_string(),
-        RequestId::String(text) => text.to_string(),
-    }
 }
 
 // Logging is deprecated by SEP-2577 (rmcp marks it so); it is served while clients use it.

@@ -23,7 +23,7 @@ pub(super) fn request_span(
         otel.kind = "server",
         mcp.method.name = "tools/call",
         mcp.session.id = session,
-        jsonrpc.request.id = super::request_id(&context.id),
+        jsonrpc.request.id = super::call::request_id(&context.id),
         gen_ai.tool.name = &*request.name,
     );
     #[cfg(feature = "otel")]

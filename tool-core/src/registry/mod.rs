@@ -1,27 +1,23 @@
-//! `Registry`: the tools an agent offers, by name, with the settings every call goes
-//! through (output budget, artifact store, timeouts, argument repair); the settings
-//! themselves are in `settings.rs`.
+//! `Registry`: the tools an agent offers, by name, and registering them. The settings
+//! every call goes through and their setters are in `settings.rs`; what each caller is
+//! offered (visibility, lookup, suggestions) in `offered.rs`; toolsets and prefixes in
+//! `toolset.rs`; turning tools off and on in `enabled.rs`.
 
 mod enabled;
+mod offered;
 mod settings;
 mod toolset;
 
-use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
 use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
 
 use crate::context::{Context, ContextType};
-use crate::error::{ErrorKind, ToolError};
-use crate::event::Event;
-use crate::idempotency::{Idempotency, IdempotencyStore};
-use crate::output::{ArtifactStore, OutputBudget};
-use crate::policy::Policy;
 use crate::spec::ToolSpec;
 use crate::tool::Tool;
+pub(crate) use offered::Listing;
 pub(crate) use settings::Settings;
 pub use settings::{Retry, ToolSettings};
 pub use toolset::Toolset;
@@ -58,15 +54,6 @@ pub struct Registry {
     /// Deferred loading behind `search_tools` (`with_tool_search`).
     #[cfg(feature = "search")]
     pub(crate) deferred: Option<crate::search::Deferred>,
-}
-
-/// Whether a tool is in a caller's list of definitions, and how.
-pub(crate) enum Listing {
-    Hidden,
-    Shown,
-    /// Sent with `defer_loading: true` (Anthropic loads it when a search references it).
-    #[cfg_attr(not(feature = "search"), allow(dead_code))]
-    Deferred,
 }
 
 /// A tool that cannot join a registry.
@@ -316,65 +303,6 @@ impl Registry {
         }
     }
 
-    /// The names of the tools, closest to `name` first (for "did you mean").
-    pub fn closest_names(&self, name: &str) -> Vec<&str> {
-        self.closest_names_for(None, name)
-    }
-
-    /// [`Registry::closest_names`] among the tools `ctx`'s caller is offered.
-    fn closest_names_for(&self, ctx: Option<&Context>, name: &str) -> Vec<&str> {
-        let mut names: Vec<(f64, &str)> = self
-            .by_name
-            .iter()
-            .filter(|&(_, &index)| self.offered(ctx, self.tools[index].spec()))
-            .map(|(candidate, _)| candidate)
-            .map(|candidate| {
-                (
-                    crate::similarity::jaro_winkler(
-                        &name.to_lowercase(),
-                        &candidate.to_lowercase(),
-                    ),
-                    candidate.as_str(),
-                )
-            })
-            .collect();
-        names.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-        names.into_iter().map(|(_, name)| name).collect()
-    }
-
-    /// Overrides settings of the tool named `tool` (each set one replaces the registry's
-    /// for that tool; settings configured earlier stay unless replaced).
-    ///
-    /// # Panics
-    ///
-    /// When no tool has that name (a typo would otherwise configure nothing, silently):
-    /// the message names the closest tool. Register the tool first, or use
-    /// [`Registry::try_configure`].
-    #[track_caller]
-    pub fn configure(mut self, tool: &str, settings: ToolSettings) -> Self {
-        if let Err(error) = self.try_configure(tool, settings) {
-            panic!("{error}");
-        }
-        self
-    }
-
-    /// [`Registry::configure`], returning an unknown name as an error.
-    pub fn try_configure(
-        &mut self,
-        tool: &str,
-        settings: ToolSettings,
-    ) -> Result<(), RegistryError> {
-        if !self.by_name.contains_key(tool) {
-            return Err(self.unknown(tool));
-        }
-        let merged = match self.settings.per_tool.remove(tool) {
-            Some(existing) => existing.merged(settings),
-            None => settings,
-        };
-        self.settings.per_tool.insert(tool.to_owned(), merged);
-        Ok(())
-    }
-
     /// The error for a name the registry lacks, naming the closest one.
     pub(crate) fn unknown(&self, name: &str) -> RegistryError {
         let closest = self
@@ -386,231 +314,5 @@ impl Registry {
             name: name.to_owned(),
             closest,
         }
-    }
-
-    /// The overrides of the tool named `tool`, if any.
-    pub(crate) fn tool_settings(&self, tool: &str) -> Option<&ToolSettings> {
-        let per_tool = &self.settings.per_tool;
-        if per_tool.is_empty() {
-            None
-        } else {
-            per_tool.get(tool)
-        }
-    }
-
-    /// Sets the budget of every tool's model-facing output.
-    pub fn with_output_budget(mut self, budget: OutputBudget) -> Self {
-        self.settings.budget = budget;
-        self
-    }
-
-    /// Sets where full outputs go when the model's view is cut.
-    pub fn with_artifact_store(mut self, store: impl ArtifactStore + 'static) -> Self {
-        self.settings.artifacts = Arc::new(store);
-        self
-    }
-
-    /// Sets a time limit for every call; a call past it gets a `timeout` result.
-    ///
-    /// The limit ends an `async` tool at its next `.await` past the limit. A synchronous
-    /// tool holds its thread until it returns and cannot be cut short: give long work an
-    /// `async` tool (or `spawn_blocking` inside one).
-    #[cfg(feature = "tokio")]
-    pub fn with_timeout(mut self, limit: Duration) -> Self {
-        self.settings.timeout = Some(limit);
-        self
-    }
-
-    /// Repairs two common shapes of arguments instead of rejecting them: a JSON object
-    /// sent as a string (`"{\"a\": 1}"`), and `null` or an empty string for a tool with
-    /// no parameters. Each repair is logged (`tracing`, at warn) and listed in the
-    /// result's `repairs`. Off by default.
-    pub fn repair_arguments(mut self, repair: bool) -> Self {
-        self.settings.repair = repair;
-        self
-    }
-
-    /// Replaces the policy every call goes through (default: [`EffectPolicy`](crate::policy::EffectPolicy), the effect
-    /// table: `read_only` and `write` run, `destructive` and `external` ask).
-    pub fn with_policy(mut self, policy: impl Policy + 'static) -> Self {
-        self.settings.policy = Arc::new(policy);
-        self
-    }
-
-    /// Sets where idempotency keys and spent approval tickets are kept (default: in
-    /// memory), keeping the lease, retention and wait times.
-    pub fn with_idempotency_store(mut self, store: impl IdempotencyStore + 'static) -> Self {
-        self.settings.idempotency.store = Arc::new(store);
-        self
-    }
-
-    /// Sets the idempotency store and the times that bound a claim (lease, retention,
-    /// wait); see [`Idempotency`].
-    pub fn with_idempotency(mut self, idempotency: Idempotency) -> Self {
-        self.settings.idempotency = idempotency;
-        self
-    }
-
-    /// Signs approval tickets with `secret` (HMAC-SHA256). Replicas that resume each
-    /// other's tickets share the secret (and an idempotency store, so a ticket is spent
-    /// once across them). Without one, each registry draws a random secret at start-up:
-    /// its tickets are refused after a restart and by other replicas. Use at least 32
-    /// random bytes, kept like a password.
-    pub fn with_approval_secret(mut self, secret: impl AsRef<[u8]>) -> Self {
-        self.settings.approvals = self.settings.approvals.with_secret(secret.as_ref());
-        self
-    }
-
-    /// How long an approval ticket is accepted after it is issued (default 24 hours).
-    pub fn with_approval_lifetime(mut self, lifetime: Duration) -> Self {
-        self.settings.approvals.lifetime = lifetime;
-        self
-    }
-
-    /// Reports every tool start and finish to `observer` (for logs, traces, tests).
-    pub fn with_observer(mut self, observer: impl Fn(&Event) + Send + Sync + 'static) -> Self {
-        self.settings.observer = Some(Arc::new(observer));
-        self
-    }
-
-    /// What each call's `execute_tool` span records beyond the conventions' required
-    /// attributes: descriptions, arguments and results are off by default (see
-    /// [`Telemetry`](crate::Telemetry)).
-    pub fn with_telemetry(mut self, telemetry: crate::Telemetry) -> Self {
-        self.settings.telemetry = telemetry;
-        self
-    }
-
-    /// Offers each caller only the tools `visible` allows, decided per call from the
-    /// context (its [`Caller`](crate::policy::Caller), a step counter of yours, ...):
-    /// [`Registry::definitions_for`] lists only those, MCP's `tools/list` follows it for
-    /// each client, and a call to a tool not offered is `unknown_tool`, as if it did not
-    /// exist (it is not named among the suggestions either).
-    /// [`policy::caller_holds_scopes`](crate::policy::caller_holds_scopes) is the ready
-    /// rule: hide the tools whose scopes the caller lacks.
-    pub fn with_visibility(
-        mut self,
-        visible: impl Fn(&Context, &ToolSpec) -> bool + Send + Sync + 'static,
-    ) -> Self {
-        self.settings.visibility = Some(Arc::new(visible));
-        self
-    }
-
-    /// Whether a visibility rule decides per caller what is offered.
-    pub fn has_visibility(&self) -> bool {
-        self.settings.visibility.is_some()
-    }
-
-    /// Whether some caller is offered fewer tools than are registered: a visibility rule,
-    /// or a tool turned off.
-    pub(crate) fn filters(&self) -> bool {
-        #[cfg(feature = "search")]
-        if self.deferred.is_some() {
-            return true;
-        }
-        self.has_visibility() || self.switches.any_off()
-    }
-
-    /// Shows the tools' whole-call examples (`#[tool(example = ...)]`) to providers
-    /// without a field for them (OpenAI, Gemini) as an "Examples:" paragraph ending the
-    /// description, one call a line. Off by default: it costs tokens on every request.
-    /// Anthropic always gets them as `input_examples`, MCP as its schema's `examples`.
-    pub fn with_examples_in_descriptions(mut self) -> Self {
-        self.settings.examples_in_descriptions = true;
-        self
-    }
-
-    /// Sets how many read-only calls of a batch run at once (default 8).
-    pub fn with_max_concurrency(mut self, limit: usize) -> Self {
-        self.settings.max_concurrency = limit.max(1);
-        self
-    }
-
-    /// Sets the largest arguments accepted, in bytes of JSON (default 1 MiB).
-    pub fn with_max_argument_bytes(mut self, bytes: usize) -> Self {
-        self.settings.max_argument_bytes = bytes;
-        self
-    }
-}
-
-impl Registry {
-    /// Whether `spec` is offered to the caller in `ctx` (`None`: the harness itself,
-    /// which sees every tool a visibility rule would hide; a tool turned off is offered
-    /// to no one).
-    pub(crate) fn offered(&self, ctx: Option<&Context>, spec: &ToolSpec) -> bool {
-        #[cfg(feature = "search")]
-        if let (Some(deferred), Some(ctx)) = (&self.deferred, ctx)
-            && !deferred.callable(ctx, &spec.name)
-        {
-            return false;
-        }
-        self.visible(ctx, spec)
-    }
-
-    /// [`Registry::offered`] but for deferral: whether the caller may see the tool at all.
-    pub(crate) fn visible(&self, ctx: Option<&Context>, spec: &ToolSpec) -> bool {
-        if self.switches.any_off() && !self.is_enabled(&spec.name) {
-            return false;
-        }
-        match (&self.settings.visibility, ctx) {
-            (Some(visible), Some(ctx)) => visible(ctx, spec),
-            _ => true,
-        }
-    }
-
-    /// Whether and how `spec` is in the list of definitions `ctx`'s caller is sent in
-    /// `dialect`.
-    pub(crate) fn listing(
-        &self,
-        ctx: &Context,
-        spec: &ToolSpec,
-        dialect: crate::provider::Dialect,
-    ) -> Listing {
-        if !self.visible(Some(ctx), spec) {
-            return Listing::Hidden;
-        }
-        #[cfg(feature = "search")]
-        if let Some(deferred) = &self.deferred {
-            return deferred.listed(ctx, &spec.name, dialect);
-        }
-        let _ = dialect;
-        Listing::Shown
-    }
-
-    /// The tool `name`, as the caller in `ctx` sees the registry: a tool it is not
-    /// offered is unknown, and is never suggested.
-    pub(crate) fn lookup(&self, ctx: Option<&Context>, name: &str) -> Result<&dyn Tool, ToolError> {
-        if let Some(tool) = self.get(name)
-            && self.offered(ctx, tool.spec())
-        {
-            return Ok(tool);
-        }
-        let shown: Cow<'_, str> = if name.chars().count() > 64 {
-            format!("{}...", name.chars().take(64).collect::<String>()).into()
-        } else {
-            name.into()
-        };
-        let names = self.closest_names_for(ctx, name);
-        let closest = names
-            .first()
-            .copied()
-            .filter(|close| crate::similarity::jaro_winkler(name, close) > 0.7);
-        let message = match closest {
-            Some(close) => format!("there is no tool named '{shown}'; did you mean '{close}'?"),
-            None => format!("there is no tool named '{shown}'"),
-        };
-        let listed: Vec<&str> = names.iter().copied().take(20).collect();
-        let more = names.len().saturating_sub(listed.len());
-        let hint = if names.is_empty() {
-            "no tools are available".to_owned()
-        } else if more > 0 {
-            format!(
-                "available tools, closest first: {} (and {more} more)",
-                listed.join(", ")
-            )
-        } else {
-            format!("available tools, closest first: {}", listed.join(", "))
-        };
-        Err(ToolError::new(ErrorKind::UnknownTool, message).with_hint(hint))
     }
 }

@@ -139,7 +139,7 @@ impl<'a> SchemaSource<'a> {
         match self {
             SchemaSource::As(other) => quote!(!<#other as _tw::ToolSchema>::OPTIONAL),
             SchemaSource::With(_, ty) | SchemaSource::Schemars(_, ty) => {
-                let optional = is_option(ty);
+                let optional = crate::ast::option_inner(ty).is_some();
                 quote!(!#optional)
             }
         }
@@ -152,11 +152,6 @@ impl<'a> SchemaSource<'a> {
             SchemaSource::Schemars(span, _) => *span,
         }
     }
-}
-
-/// Whether `ty` is written as an `Option` (last path segment `Option`).
-fn is_option(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(path) if path.path.segments.last().is_some_and(|s| s.ident == "Option"))
 }
 
 /// `[("minimum", Value::from(1i64)), ...]`, examples included.

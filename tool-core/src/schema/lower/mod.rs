@@ -11,7 +11,7 @@
 
 mod checks;
 mod nulls;
-mod objects;
+pub(crate) mod objects;
 pub(crate) mod refs;
 mod rules;
 mod values;

@@ -22,8 +22,7 @@ impl Lowering<'_> {
             map.get("additionalProperties"),
             None | Some(Value::Bool(false))
         );
-        if map_schema && !map.contains_key("properties") && self.rules.objects != Objects::AsEmitted
-        {
+        if self.rules.objects != Objects::AsEmitted && map_values(map).is_some() {
             // A target that must list every field cannot say "any key": the map goes as
             // an array of entries, decoded back before the tool reads it.
             entries(map, self.rules.objects);
@@ -96,6 +95,13 @@ impl Lowering<'_> {
         };
         map.insert("description".into(), Value::String(description));
     }
+}
+
+/// The schema of a map's values, when `schema` is a map: it lists no field and admits
+/// any key (`additionalProperties` a schema, or `true`).
+pub(crate) fn map_values(schema: &Map<String, Value>) -> Option<&Value> {
+    let values = schema.get("additionalProperties")?;
+    (!schema.contains_key("properties") && *values != Value::Bool(false)).then_some(values)
 }
 
 /// What a map's schema says its entries are, for the reader of the description.

@@ -32,16 +32,10 @@ fn encode(
         return value.clone();
     }
     let schema = resolve_ref(schema, defs);
-    let is_map = schema.get("properties").is_none()
-        && schema
-            .get("additionalProperties")
-            .is_some_and(|extra| *extra != Value::Bool(false));
+    let map_values = schema.as_object().and_then(super::objects::map_values);
     match value {
-        Value::Object(object) if is_map => {
-            let item = schema
-                .get("additionalProperties")
-                .cloned()
-                .unwrap_or(Value::Bool(true));
+        Value::Object(object) if map_values.is_some() => {
+            let item = map_values.cloned().unwrap_or(Value::Bool(true));
             Value::Array(
                 object
                     .iter()
