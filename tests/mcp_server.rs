@@ -314,3 +314,40 @@ fn a_call_without_feedback_gets_a_json_body() {
         reply.message
     );
 }
+
+/// A plain stateless `tools/call` is answered by toolwright's own path (no rmcp task per
+/// request); anything more goes to rmcp. The two must answer alike: each call here is
+/// sent plain, then with one more `_meta` entry (which rmcp ignores and which sends the
+/// request to rmcp), and the replies must be the same bytes of JSON.
+#[test]
+fn a_plain_stateless_call_is_answered_as_rmcp_answers_it() {
+    let server = HttpServer::start();
+    let calls = [
+        json!({"name": "convert_temperature", "arguments": {"value": 100, "from": "celsius", "to": "fahrenheit"}}),
+        json!({"name": "convert_temperature", "arguments": {"value": "hot", "from": "kelvin", "extra": 1}}),
+        json!({"name": "convert_temperature"}),
+        json!({"name": "convert_temperature", "arguments": null}),
+        json!({"name": "search_notes", "arguments": {"query": "deploy"}}),
+        json!({"name": "search_notes", "arguments": {"query": "", "max_results": 99}}),
+    ];
+    for (n, params) in calls.into_iter().enumerate() {
+        let id = n as u64 + 1;
+        let meta = json!({"dev.toolwright/idempotency-key": format!("parity-{id}")});
+        let direct = server.post_with(
+            &support::stateless_with_meta(id, "tools/call", params.clone(), meta.clone()),
+            &[("MCP-Protocol-Version", "2026-07-28")],
+        );
+        let mut through_rmcp = meta;
+        through_rmcp["dev.toolwright.test/path"] = json!("rmcp");
+        let key = format!("parity-rmcp-{id}");
+        through_rmcp["dev.toolwright/idempotency-key"] = json!(key);
+        let rmcp = server.post_with(
+            &support::stateless_with_meta(id, "tools/call", params.clone(), through_rmcp),
+            &[("MCP-Protocol-Version", "2026-07-28")],
+        );
+        assert_eq!(direct.status, rmcp.status, "{params}");
+        assert_eq!(direct.content_type, rmcp.content_type, "{params}");
+        assert_eq!(direct.message, rmcp.message, "{params}");
+        assert_eq!(direct.message["id"], id, "{}", direct.message);
+    }
+}

@@ -260,11 +260,13 @@ struct StrictMap<A>(A);
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for StrictMap<A> {
     type Error = A::Error;
 
+    // A key is text (JSON object keys are strings), never a struct: read as it is, so a
+    // map with integer keys reads them the way the format parses them.
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
-        self.0.next_key_seed(StrictSeed(seed))
+        self.0.next_key_seed(seed)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {

@@ -352,6 +352,9 @@ fn effect_of(tool: &dyn Tool, prepared: &Prepared) -> Effect {
 /// A denial naming every scope the tool needs and the caller lacks.
 fn check_scopes(tool: &dyn Tool, caller: Option<&Caller>) -> Result<(), ToolError> {
     let spec = tool.spec();
+    if spec.scopes.is_empty() {
+        return Ok(());
+    }
     let missing = missing_scopes(spec, caller);
     if missing.is_empty() {
         return Ok(());

@@ -82,9 +82,6 @@ impl McpServer {
         };
         let progress_token = context.meta.get_progress_token();
         let log_level = logging::requested(&context).or(*lock(&self.log_level));
-        // Feedback leaves the tool through a channel and reaches the client in order,
-        // before the result.
-        let (send, mut feedback) = tokio::sync::mpsc::unbounded_channel();
         let request_context = self.request_context(&context);
         let ctx = request_context.as_ref().unwrap_or(&self.context);
         // A retry answering an approval this server asked for (2026-07-28).
@@ -116,21 +113,38 @@ impl McpServer {
                 None => self.registry.dispatch(ctx, call).await,
             }
         };
-        let run = feedback::scope(
-            move |message| {
-                let _ = send.send(message);
-            },
-            work,
-        );
-        let forward = async {
-            while let Some(message) = feedback.recv().await {
-                notify(&context, progress_token.as_ref(), log_level, message).await;
-            }
+        let cancelled = || {
+            Err(ErrorData::internal_error(
+                "the client cancelled the call",
+                None,
+            ))
         };
-        let run = async { tokio::join!(run, forward).0 };
-        let result = tokio::select! {
-            result = run => result,
-            () = context.ct.cancelled() => return Err(ErrorData::internal_error("the client cancelled the call", None)),
+        let result = if progress_token.is_none() && log_level.is_none() {
+            // Nothing the tool reports would reach this client: no channel and no second
+            // branch to wake (boxed, so the request's future stays small when moved).
+            tokio::select! {
+                result = Box::pin(work) => result,
+                () = context.ct.cancelled() => return cancelled(),
+            }
+        } else {
+            // Feedback leaves the tool through a channel and reaches the client in
+            // order, before the result.
+            let (send, mut feedback) = tokio::sync::mpsc::unbounded_channel();
+            let run = feedback::scope(
+                move |message| {
+                    let _ = send.send(message);
+                },
+                work,
+            );
+            let forward = async {
+                while let Some(message) = feedback.recv().await {
+                    notify(&context, progress_token.as_ref(), log_level, message).await;
+                }
+            };
+            tokio::select! {
+                result = async { tokio::join!(run, forward).0 } => result,
+                () = context.ct.cancelled() => return cancelled(),
+            }
         };
         match &result.ticket {
             // Ask the person through the client, within the protocol.

@@ -356,7 +356,12 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         use tracing::Instrument as _;
-        let span = trace::request_span(&self.session, &request, &context);
+        let headers = context
+            .extensions
+            .get::<hyper::http::request::Parts>()
+            .map(|parts| &parts.headers);
+        let id = || call::request_id(&context.id);
+        let span = trace::request_span(&self.session, &request.name, id, &context.meta, headers);
         // Boxed: rmcp moves this future into the task it spawns per request, and the
         // call's whole state (dispatch, feedback forwarding) would be copied with it.
         let answer = Box::pin(self.answer_call(request, context).instrument(span.clone())).await;

@@ -2,16 +2,19 @@
 //! client's span when the request carries W3C trace context (`_meta`, SEP-414, or the
 //! HTTP headers; feature `otel`), and that context handed back in the result's `_meta`.
 
-use rmcp::model::{CallToolRequestParams, CallToolResponse};
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::model::CallToolResponse;
+use serde_json::{Map, Value};
 use tracing::Span;
 
-/// The span of one `tools/call` of session `session`; made only when a subscriber was
-/// ever set, like the call's own span.
+/// The span of one `tools/call` of session `session` calling `tool`, request `id`, with
+/// the request's `_meta` and HTTP `headers`; made only when a subscriber was ever set,
+/// like the call's own span (so `id` is only rendered then).
 pub(super) fn request_span(
     session: &str,
-    request: &CallToolRequestParams,
-    context: &RequestContext<RoleServer>,
+    tool: &str,
+    id: impl FnOnce() -> String,
+    meta: &Map<String, Value>,
+    headers: Option<&hyper::HeaderMap>,
 ) -> Span {
     if !tracing::dispatcher::has_been_set() {
         return Span::none();
@@ -19,21 +22,19 @@ pub(super) fn request_span(
     let span = tracing::info_span!(
         target: "toolwright",
         "tools/call",
-        otel.name = format!("tools/call {}", request.name),
+        otel.name = format!("tools/call {tool}"),
         otel.kind = "server",
         mcp.method.name = "tools/call",
         mcp.session.id = session,
-        jsonrpc.request.id = super::call::request_id(&context.id),
-        gen_ai.tool.name = &*request.name,
+        jsonrpc.request.id = id(),
+        gen_ai.tool.name = tool,
     );
     #[cfg(feature = "otel")]
     if !span.is_disabled() {
-        let headers = context
-            .extensions
-            .get::<hyper::http::request::Parts>()
-            .map(|parts| &parts.headers);
-        crate::otel::adopt_parent(&span, &context.meta, headers);
+        crate::otel::adopt_parent(&span, meta, headers);
     }
+    #[cfg(not(feature = "otel"))]
+    let _ = (meta, headers);
     span
 }
 

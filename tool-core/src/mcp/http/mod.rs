@@ -2,9 +2,11 @@
 //! for its client is bounded ([`HttpLimits`]), connections and calls in flight are
 //! capped (503 with `Retry-After` beyond), shutdown drains, and with a
 //! [`ResourceServer`] every request carries a bearer token that becomes its caller.
-//! rmcp's `StreamableHttpService` speaks the protocol behind it.
+//! A plain stateless `tools/call` is answered in the connection's task (`direct.rs`);
+//! rmcp's `StreamableHttpService` speaks the rest of the protocol.
 
 mod connections;
+mod direct;
 mod limits;
 mod route;
 
@@ -66,6 +68,10 @@ struct Shared {
     registry: Arc<Registry>,
     /// The server's context, for what the registry offers each caller.
     context: Arc<crate::context::Context>,
+    /// The server answers approvals inside MCP (such calls go through rmcp).
+    client_approval: bool,
+    /// The tools with `x-mcp-header` arguments, whose headers rmcp checks.
+    declares_headers: rustc_hash::FxHashSet<String>,
 }
 
 /// What a response holds until it has been sent.
@@ -118,6 +124,22 @@ impl HttpServer {
         } = self;
         let registry = server.registry.clone();
         let context = server.context().clone();
+        let client_approval = server.client_approval;
+        let declares_headers = server
+            .tools
+            .iter()
+            .filter(|tool| {
+                let properties = tool.input_schema.get("properties");
+                properties
+                    .and_then(serde_json::Value::as_object)
+                    .is_some_and(|properties| {
+                        properties
+                            .values()
+                            .any(|property| property.get("x-mcp-header").is_some())
+                    })
+            })
+            .map(|tool| tool.name.to_string())
+            .collect();
         let tool_scopes: Vec<String> = registry
             .specs()
             .flat_map(|spec| spec.scopes.iter().cloned())
@@ -144,6 +166,8 @@ impl HttpServer {
             metadata,
             registry,
             context,
+            client_approval,
+            declares_headers,
         });
         let mut shutdown = std::pin::pin!(shutdown);
         loop {

@@ -1,6 +1,7 @@
 //! One request on the HTTP transport: the metadata document, the bearer token, the cap
 //! on calls in flight, the body within its size and time, the scope challenge, and the
-//! SDK's answer (or the shutdown error when the grace period ends first).
+//! answer: a plain stateless call's own (`direct.rs`), else the SDK's (or the shutdown
+//! error when the grace period ends first).
 
 use std::borrow::Cow;
 use std::convert::Infallible;
@@ -17,6 +18,7 @@ use rmcp::model::ErrorData;
 use serde_json::Value;
 
 use super::connections::{Busy, Held, Stage};
+use super::direct;
 use super::{Body, HTTP_PATH, Shared};
 use crate::mcp::auth::{AuthError, ResourceServer, WELL_KNOWN, bearer_token};
 use crate::mcp::messages::{MAX_MESSAGE_BYTES, error_reply, read_message, request_id, too_large};
@@ -129,13 +131,24 @@ pub(super) async fn route(
             .cloned()
             .collect();
     }
-    if let Some(caller) = caller {
-        parts.extensions.insert(caller);
-    }
     let post = parts.method == Method::POST;
-    let call = shared
-        .sdk
-        .call(Request::from_parts(parts, Full::new(body.clone())));
+    // A plain stateless `tools/call` is answered here; everything else by rmcp.
+    let direct = post.then(|| direct::read(&shared, &parts, &body)).flatten();
+    let call = async {
+        match direct {
+            Some(call) => {
+                let answer = direct::answer(&shared, call, caller.as_ref(), &parts.headers);
+                Ok(Box::pin(answer).await)
+            }
+            None => {
+                if let Some(caller) = caller {
+                    parts.extensions.insert(caller);
+                }
+                let request = Request::from_parts(parts, Full::new(body.clone()));
+                shared.sdk.call(request).await
+            }
+        }
+    };
     let mut stage = shared.connections.watch_stage();
     let closing = stage.wait_for(|stage| *stage == Stage::Closing);
     let mut response = tokio::select! {
@@ -284,13 +297,13 @@ fn close_after(response: &mut Response<BoxBody<Bytes, Infallible>>) {
         .insert(header::CONNECTION, HeaderValue::from_static("close"));
 }
 
-fn plain(status: StatusCode, body: Bytes) -> Response<BoxBody<Bytes, Infallible>> {
+pub(super) fn plain(status: StatusCode, body: Bytes) -> Response<BoxBody<Bytes, Infallible>> {
     let mut response = Response::new(Full::new(body).boxed());
     *response.status_mut() = status;
     response
 }
 
-fn json_bytes(status: StatusCode, body: Bytes) -> Response<BoxBody<Bytes, Infallible>> {
+pub(super) fn json_bytes(status: StatusCode, body: Bytes) -> Response<BoxBody<Bytes, Infallible>> {
     let mut response = plain(status, body);
     response.headers_mut().insert(
         header::CONTENT_TYPE,
