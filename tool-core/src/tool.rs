@@ -1,13 +1,13 @@
 //! The `Tool` trait every `#[tool]` companion implements, and what goes in and out of it.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::future::Future;
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::pin::Pin;
 
 use serde::Serialize;
 use serde_json::Value;
-use smallbox::space::S4;
-use smallbox::{SmallBox, smallbox};
 
 use crate::context::{Context, ContextType};
 use crate::effect::Effect;
@@ -168,28 +168,102 @@ pub trait Tool: Send + Sync + 'static {
 ///
 /// Arguments of up to 32 bytes (one string and a few numbers, say) are held inline, so
 /// a call allocates nothing for them; larger ones are boxed.
-pub struct Prepared(SmallBox<dyn Any + Send, S4>);
+pub struct Prepared {
+    /// The type of the values held.
+    type_id: TypeId,
+    /// The values themselves when they fit, else a `Box` of them.
+    storage: MaybeUninit<Inline>,
+    /// Drops what `storage` holds.
+    drop: unsafe fn(*mut Inline),
+    /// Lends the values to one thread at a time only (they are `Send`, maybe not `Sync`).
+    _not_sync: PhantomData<std::cell::Cell<()>>,
+}
+
+/// The space for arguments held inline.
+type Inline = [usize; 4];
+
+/// Whether a `T` is held inline (else a `Box<T>` is).
+const fn fits<T>() -> bool {
+    size_of::<T>() <= size_of::<Inline>() && align_of::<T>() <= align_of::<Inline>()
+}
+
+/// Drops the `T` (or the `Box<T>`) `storage` holds.
+///
+/// # Safety
+/// `storage` holds a `T` as [`Prepared::new`] wrote it, and is not used again.
+unsafe fn drop_held<T>(storage: *mut Inline) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if fits::<T>() {
+            storage.cast::<T>().drop_in_place();
+        } else {
+            storage.cast::<Box<T>>().drop_in_place();
+        }
+    }
+}
 
 impl Prepared {
     /// Wraps a tool's argument values.
     pub fn new<T: Any + Send>(args: T) -> Self {
-        Self(smallbox!(args))
+        let mut storage = MaybeUninit::<Inline>::uninit();
+        // SAFETY: `fits` checked size and alignment; a `Box` always fits.
+        unsafe {
+            if fits::<T>() {
+                storage.as_mut_ptr().cast::<T>().write(args);
+            } else {
+                storage.as_mut_ptr().cast::<Box<T>>().write(Box::new(args));
+            }
+        }
+        Prepared {
+            type_id: TypeId::of::<T>(),
+            storage,
+            drop: drop_held::<T>,
+            _not_sync: PhantomData,
+        }
     }
 
     /// A reference to the argument values, if they are of type `T`.
     pub fn downcast_ref<T: Any>(&self) -> Option<&T> {
-        self.0.downcast_ref::<T>()
+        if self.type_id != TypeId::of::<T>() {
+            return None;
+        }
+        let storage = self.storage.as_ptr();
+        // SAFETY: `new::<T>` wrote a `T`, or a `Box<T>`, as `fits` says.
+        Some(unsafe {
+            if fits::<T>() {
+                &*storage.cast::<T>()
+            } else {
+                &**storage.cast::<Box<T>>()
+            }
+        })
     }
 
     /// The argument values, if they are of type `T`.
     pub fn downcast<T: Any>(self) -> Result<T, ToolError> {
-        self.0
-            .downcast::<T>()
-            .map(SmallBox::into_inner)
-            .map_err(|_| {
+        if self.type_id != TypeId::of::<T>() {
+            return Err(
                 ToolError::internal("prepared arguments were passed to a different tool")
-                    .with_retryable(false)
-            })
+                    .with_retryable(false),
+            );
+        }
+        let this = std::mem::ManuallyDrop::new(self);
+        let storage = this.storage.as_ptr();
+        // SAFETY: `new::<T>` wrote a `T`, or a `Box<T>`, as `fits` says; `this` is not
+        // dropped, so the value is moved out once.
+        Ok(unsafe {
+            if fits::<T>() {
+                storage.cast::<T>().read()
+            } else {
+                *storage.cast::<Box<T>>().read()
+            }
+        })
+    }
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        // SAFETY: `drop` is the `drop_held` of the type `new` wrote, and runs once.
+        unsafe { (self.drop)(self.storage.as_mut_ptr()) }
     }
 }
 
@@ -333,5 +407,35 @@ mod tests {
 
         let error = Prepared::new(1_u8).downcast::<String>().unwrap_err();
         assert_eq!(error.kind, crate::error::ErrorKind::Internal);
+    }
+
+    /// What a `Prepared` holds is dropped exactly once: when it is dropped unread, when
+    /// it is read out, and when a read for another type fails.
+    #[test]
+    fn prepared_arguments_are_dropped_exactly_once() {
+        use std::sync::Arc;
+        let held = Arc::new(());
+        let large = |arc: &Arc<()>| (arc.clone(), [0_u64; 8]);
+        drop(Prepared::new(held.clone()));
+        drop(Prepared::new(large(&held)));
+        assert_eq!(Arc::strong_count(&held), 1, "dropped unread");
+        let read = Prepared::new(held.clone()).downcast::<Arc<()>>().unwrap();
+        let read_large = Prepared::new(large(&held));
+        let read_large = read_large.downcast::<(Arc<()>, [u64; 8])>().unwrap();
+        assert_eq!(
+            Arc::strong_count(&held),
+            3,
+            "moved out, not copied or dropped"
+        );
+        drop((read, read_large));
+        assert!(Prepared::new(held.clone()).downcast::<u8>().is_err());
+        assert!(Prepared::new(large(&held)).downcast::<u8>().is_err());
+        assert_eq!(Arc::strong_count(&held), 1, "dropped after a failed read");
+        // Alignment above the inline space's goes to the heap and still reads back.
+        #[repr(align(64))]
+        struct Aligned(u8);
+        let aligned = Prepared::new(Aligned(5));
+        assert_eq!(aligned.downcast_ref::<Aligned>().unwrap().0, 5);
+        assert_eq!(aligned.downcast::<Aligned>().unwrap().0, 5);
     }
 }
