@@ -194,7 +194,7 @@ const fn fits<T>() -> bool {
 unsafe fn drop_held<T>(storage: *mut Inline) {
     // SAFETY: the caller's contract.
     unsafe {
-        if fits::<T>() {
+        if const { fits::<T>() } {
             storage.cast::<T>().drop_in_place();
         } else {
             storage.cast::<Box<T>>().drop_in_place();
@@ -208,7 +208,7 @@ impl Prepared {
         let mut storage = MaybeUninit::<Inline>::uninit();
         // SAFETY: `fits` checked size and alignment; a `Box` always fits.
         unsafe {
-            if fits::<T>() {
+            if const { fits::<T>() } {
                 storage.as_mut_ptr().cast::<T>().write(args);
             } else {
                 storage.as_mut_ptr().cast::<Box<T>>().write(Box::new(args));
@@ -230,7 +230,7 @@ impl Prepared {
         let storage = self.storage.as_ptr();
         // SAFETY: `new::<T>` wrote a `T`, or a `Box<T>`, as `fits` says.
         Some(unsafe {
-            if fits::<T>() {
+            if const { fits::<T>() } {
                 &*storage.cast::<T>()
             } else {
                 &**storage.cast::<Box<T>>()
@@ -251,7 +251,7 @@ impl Prepared {
         // SAFETY: `new::<T>` wrote a `T`, or a `Box<T>`, as `fits` says; `this` is not
         // dropped, so the value is moved out once.
         Ok(unsafe {
-            if fits::<T>() {
+            if const { fits::<T>() } {
                 storage.cast::<T>().read()
             } else {
                 *storage.cast::<Box<T>>().read()

@@ -136,7 +136,10 @@ thread_local! {
 /// Runs `read` with the messages of mismatched values kept: for the one read that
 /// explains a refusal the schema did not catch (a type's own "expected HH:MM"), through
 /// the same `Strict` code as the fast path, so no second copy of it is compiled.
-pub(crate) fn explaining(read: &mut dyn FnMut()) {
+pub(crate) fn explaining(
+    value: &serde_json::Value,
+    read: fn(&serde_json::Value) -> Option<String>,
+) -> Option<String> {
     struct Reset;
     impl Drop for Reset {
         fn drop(&mut self) {
@@ -145,7 +148,7 @@ pub(crate) fn explaining(read: &mut dyn FnMut()) {
     }
     EXPLAINING.set(true);
     let _reset = Reset;
-    read();
+    read(value)
 }
 
 macro_rules! wrapping_visitor {

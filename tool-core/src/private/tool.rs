@@ -195,31 +195,35 @@ pub fn prepare<A: DeserializeOwned + Send + 'static>(
     // text is parsed once, into a value both serde and the validator read.
     let buffered = buffered_value(spec, args);
     let args = buffered.as_ref().map_or(args, Arguments::Value);
+    // Matches, not combinators: each closure would be one more function in every
+    // user's crate for every tool.
     let fast = match args {
         Arguments::Json(json) => {
             let mut deserializer = serde_json::Deserializer::from_str(json);
-            A::deserialize(Strict(&mut deserializer))
-                .and_then(|parsed| deserializer.end().map(|()| parsed))
+            match A::deserialize(Strict(&mut deserializer)) {
+                Ok(parsed) => match deserializer.end() {
+                    Ok(()) => Ok(parsed),
+                    Err(error) => Err(error),
+                },
+                Err(error) => Err(error),
+            }
         }
         Arguments::Value(value) => A::deserialize(Strict(value)),
     };
     match fast {
         Ok(parsed) if check(&parsed) && admit(spec, validator, args) => Ok(Prepared::new(parsed)),
         Ok(_) => Err(refuse(spec, validator, args, None)),
-        Err(error) => Err(refuse(spec, validator, args, Some((explain::<A>, error)))),
+        Err(error) => Err(refuse(spec, validator, args, Some((refusal::<A>, error)))),
     }
 }
 
-/// The type's own words for why it refused `value`: read again through the same
-/// `Strict` code, this time keeping the messages.
-fn explain<A: DeserializeOwned>(value: &Value) -> Option<String> {
-    let mut message = None;
-    crate::arguments::strict::explaining(&mut || {
-        message = A::deserialize(Strict(value))
-            .err()
-            .map(|error| error.to_string());
-    });
-    message
+/// The type's own words for why it refused `value` (read again through the same
+/// `Strict` code; [`refuse`] keeps the messages for this read).
+fn refusal<A: DeserializeOwned>(value: &Value) -> Option<String> {
+    match A::deserialize(Strict(value)) {
+        Ok(_) => None,
+        Err(error) => Some(error.to_string()),
+    }
 }
 
 /// A generated tool's spec, built on first use: one copy of the once-cell code for every
@@ -260,11 +264,11 @@ fn buffered_value(spec: &ToolSpec, args: Arguments<'_>) -> Option<Value> {
     }
 }
 
-/// The type's own words for a value it refused ([`explain`] of the tool's arguments).
+/// The type's own words for a value it refused ([`refusal`] of the tool's arguments).
 type Explain = fn(&Value) -> Option<String>;
 
 /// The error for refused arguments. When serde itself refused and the schema finds
-/// nothing wrong, the model reads the type's own message (`explain`), or else serde's
+/// nothing wrong, the model reads the type's own message (`refusal`), or else serde's
 /// (a name sent twice, which a JSON value cannot even hold).
 fn refuse(
     spec: &ToolSpec,
@@ -273,8 +277,9 @@ fn refuse(
     serde_refused: Option<(Explain, serde_json::Error)>,
 ) -> ToolError {
     let explain = |value: &Value| {
-        let (explain, error) = serde_refused.as_ref()?;
-        Some(explain(value).unwrap_or_else(|| error.to_string()))
+        let (refusal, error) = serde_refused.as_ref()?;
+        let message = crate::arguments::strict::explaining(value, *refusal);
+        Some(message.unwrap_or_else(|| error.to_string()))
     };
     crate::arguments::invalid_arguments(spec, validator_of(spec, validator), args, &explain)
 }
