@@ -368,4 +368,14 @@ mod tests {
         assert!(Point::deserialize(Strict(&json!([1, 2]))).is_err());
         assert!(Point::deserialize(Strict(&json!({"x": 1, "y": 2}))).is_ok());
     }
+
+    #[test]
+    fn map_keys_are_read_as_the_format_reads_them() {
+        use std::collections::BTreeMap;
+        let map: BTreeMap<u32, String> = strict(r#"{"1": "a", "22": "b"}"#).unwrap();
+        assert_eq!(map[&22], "b");
+        let map = BTreeMap::<u32, String>::deserialize(Strict(&json!({"7": "c"}))).unwrap();
+        assert_eq!(map[&7], "c");
+        assert!(strict::<BTreeMap<u32, String>>(r#"{"x": "a"}"#).is_err());
+    }
 }

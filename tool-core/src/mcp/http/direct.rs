@@ -28,7 +28,6 @@ use super::Shared;
 use crate::context::Context;
 use crate::dispatch::ToolCall;
 use crate::mcp::{IDEMPOTENCY_KEY_META, call::request_id, results, trace};
-use crate::policy::Caller;
 
 /// The protocol version whose requests carry everything they need in themselves.
 const STATELESS: &str = "2026-07-28";
@@ -65,6 +64,13 @@ struct Params<'a> {
     arguments: Option<Map<String, Value>>,
     #[serde(rename = "_meta")]
     meta: Map<String, Value>,
+}
+
+impl DirectCall<'_> {
+    /// The called tool's name.
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
 }
 
 /// The call in `body`, when this path may answer it; `None` sends the request to rmcp.
@@ -176,11 +182,12 @@ fn only_value<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h [u8]> {
     values.next().is_none().then_some(value.as_bytes())
 }
 
-/// Runs `call` for `caller` and writes its answer, as rmcp would have.
+/// Runs `call` in `ctx` (the server's context, with the request's caller) and writes its
+/// answer, as rmcp would have.
 pub(super) async fn answer(
     shared: &Shared,
     call: DirectCall<'_>,
-    caller: Option<&Caller>,
+    ctx: &Context,
     headers: &HeaderMap,
 ) -> Response<BoxBody<Bytes, Infallible>> {
     let DirectCall {
@@ -189,8 +196,6 @@ pub(super) async fn answer(
         arguments,
         meta,
     } = call;
-    let context = caller.map(|caller| Context::over(shared.context.clone()).with(caller.clone()));
-    let ctx = context.as_ref().unwrap_or(&shared.context);
     // Each stateless request is a session of its own (see `McpServer::new_session`).
     let session = crate::approval::random_id();
     let span = trace::request_span(&session, &name, || request_id(&id), &meta, Some(headers));

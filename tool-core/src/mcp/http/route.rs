@@ -20,6 +20,7 @@ use serde_json::Value;
 use super::connections::{Busy, Held, Stage};
 use super::direct;
 use super::{Body, HTTP_PATH, Shared};
+use crate::context::Context;
 use crate::mcp::auth::{AuthError, ResourceServer, WELL_KNOWN, bearer_token};
 use crate::mcp::messages::{MAX_MESSAGE_BYTES, error_reply, read_message, request_id, too_large};
 use crate::policy::Caller;
@@ -110,18 +111,25 @@ pub(super) async fn route(
             return hold(response, Some(permit));
         }
     };
+    let post = parts.method == Method::POST;
+    // A plain stateless `tools/call` is answered here; everything else by rmcp.
+    let direct = post.then(|| direct::read(&shared, &parts, &body)).flatten();
+    // The caller's view of the server's context, built once for the checks below and the
+    // direct answer (rmcp's path builds its own from the request's extensions).
+    let context = caller
+        .as_ref()
+        .map(|caller| Context::over(shared.context.clone()).with(caller.clone()));
     // The scopes a called tool needs that the token lacks: its `denied` result comes
     // with the 403 challenge that lets the client step up.
     let mut lacking = Vec::new();
     if let (Some(auth), Some(caller)) = (&shared.auth, &caller)
         && auth.scope_challenge()
-        && let Some(tool) = called_tool(&body).and_then(|name| shared.registry.get(&name))
+        && let Some(tool) = match &direct {
+            Some(call) => shared.registry.get(call.name()),
+            None => called_tool(&body).and_then(|name| shared.registry.get(&name)),
+        }
         // A tool this caller is not offered is unknown to it, not a scope to step up to.
-        && (!shared.registry.filters()
-            || shared.registry.offered(
-                Some(&crate::context::Context::over(shared.context.clone()).with(caller.clone())),
-                tool.spec(),
-            ))
+        && (!shared.registry.filters() || shared.registry.offered(context.as_ref(), tool.spec()))
     {
         lacking = tool
             .spec()
@@ -131,13 +139,11 @@ pub(super) async fn route(
             .cloned()
             .collect();
     }
-    let post = parts.method == Method::POST;
-    // A plain stateless `tools/call` is answered here; everything else by rmcp.
-    let direct = post.then(|| direct::read(&shared, &parts, &body)).flatten();
     let call = async {
         match direct {
             Some(call) => {
-                let answer = direct::answer(&shared, call, caller.as_ref(), &parts.headers);
+                let ctx = context.as_ref().unwrap_or(&shared.context);
+                let answer = direct::answer(&shared, call, ctx, &parts.headers);
                 Ok(Box::pin(answer).await)
             }
             None => {
