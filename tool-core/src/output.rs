@@ -48,9 +48,10 @@ pub struct Truncation {
 pub(crate) struct ModelView {
     /// The text the model reads.
     pub text: String,
-    /// Set when the view was cut to fit the budget.
+    /// Set when the view was cut to fit the budget (boxed: rare, and it would more than
+    /// double the size of every result).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub truncated: Option<Truncation>,
+    pub truncated: Option<Box<Truncation>>,
 }
 
 /// Where full outputs go when the model's view of them was cut.
@@ -125,7 +126,7 @@ pub(crate) fn fit_text(
     let marker = marker(&cut, &saved);
     ModelView {
         text: format!("{head}\n{marker}\n{tail}"),
-        truncated: Some(Truncation { cut, saved_to }),
+        truncated: Some(Box::new(Truncation { cut, saved_to })),
     }
 }
 
@@ -150,7 +151,7 @@ pub(crate) fn fit_json(
     let marker = marker(&cut, &saved);
     ModelView {
         text: format!("{preview}\n{marker}"),
-        truncated: Some(Truncation { cut, saved_to }),
+        truncated: Some(Box::new(Truncation { cut, saved_to })),
     }
 }
 

@@ -165,6 +165,20 @@ macro_rules! phase {
 }
 pub(crate) use phase;
 
+/// `$body`, run inside a phase span (see [`phase!`]) when something listens to the call
+/// whose span is `$call`; run as it is otherwise, with no span made or dropped (and, as
+/// for [`in_span!`], nothing copied into a closure).
+macro_rules! in_phase {
+    ($call:expr, $name:literal, $body:expr) => {
+        if $call.is_disabled() {
+            $body
+        } else {
+            tracing::info_span!(target: "toolwright", $name).in_scope(|| $body)
+        }
+    };
+}
+pub(crate) use in_phase;
+
 /// Records `value` as `field` of `span`, when something listens: a disabled span would
 /// still look the field up by name, on every call.
 #[inline]
@@ -174,15 +188,19 @@ pub(crate) fn record(span: &Span, field: &str, value: impl tracing::Value) {
     }
 }
 
-/// Runs `f` inside `span`, entered only when something listens.
-#[inline]
-pub(crate) fn in_span<T>(span: &Span, f: impl FnOnce() -> T) -> T {
-    if span.is_disabled() {
-        f()
-    } else {
-        span.in_scope(f)
-    }
+/// `$body`, run inside `$span` when something listens to it. Not a function taking a
+/// closure: what the closure would capture (a call's outcome, its notes) is copied into
+/// it and out again, on every call, even when the span is off.
+macro_rules! in_span {
+    ($span:expr, $body:expr) => {
+        if $span.is_disabled() {
+            $body
+        } else {
+            $span.in_scope(|| $body)
+        }
+    };
 }
+pub(crate) use in_span;
 
 /// Records what the call span shows of `tool` and its arguments, once they are read.
 #[inline]

@@ -40,6 +40,7 @@ enum FutureState<'a> {
 
 impl<'a> ToolFuture<'a> {
     /// A future that is already finished with `outcome`.
+    #[inline]
     pub fn ready(outcome: ToolOutcome) -> Self {
         Self(FutureState::Ready(Some(outcome)))
     }
@@ -54,7 +55,16 @@ impl<'a> ToolFuture<'a> {
         matches!(self.0, FutureState::Ready(Some(_)))
     }
 
+    /// The outcome, when it is there without polling (not taken).
+    pub(crate) fn outcome(&self) -> Option<&ToolOutcome> {
+        match &self.0 {
+            FutureState::Ready(outcome) => outcome.as_ref(),
+            FutureState::Pending(_) => None,
+        }
+    }
+
     /// The outcome, when it is there without polling; the future itself otherwise.
+    #[inline]
     pub fn into_ready(self) -> Result<ToolOutcome, Self> {
         match self.0 {
             FutureState::Ready(Some(outcome)) => Ok(outcome),

@@ -23,17 +23,18 @@ use crate::dispatch::ToolCall;
 use crate::error::panicked;
 use crate::error::{Problem, ToolError};
 use crate::registry::Registry;
+use crate::spec::ToolSpec;
 use crate::tool::{Arguments, Prepared, Tool};
 
 impl Registry {
+    #[inline]
     pub(crate) fn read_call(
         &self,
         call: &ToolCall,
         repairs: &mut Vec<String>,
         ctx: Option<&Context>,
     ) -> Result<ReadCall<'_>, ToolError> {
-        let tool = self.lookup(ctx, &call.name)?;
-        let spec = tool.spec();
+        let (tool, spec) = self.lookup(ctx, &call.name)?;
         let limit = self.settings.max_argument_bytes;
         let size = match &call.arguments {
             CallArguments::Json(json) => (json.len() > limit).then(|| json.len().to_string()),
@@ -94,7 +95,12 @@ impl Registry {
         }
         let prepared = std::panic::catch_unwind(AssertUnwindSafe(|| tool.prepare(arguments)))
             .unwrap_or_else(|panic| Err(panicked(&spec.name, "reading its arguments", &*panic)))?;
-        Ok((tool, prepared, repaired.map(Box::new)))
+        Ok(ReadCall {
+            tool,
+            spec,
+            prepared,
+            normalized: repaired.map(Box::new),
+        })
     }
 
     /// The explicit, logged repairs of [`Registry::repair_arguments`].
@@ -125,9 +131,15 @@ impl Registry {
     }
 }
 
-/// A call whose tool was found and whose arguments were read: the tool, its prepared
-/// arguments, and the arguments as read when repairs or decoding changed them.
-type ReadCall<'r> = (&'r dyn Tool, Prepared, Option<Box<Value>>);
+/// A call whose tool was found and whose arguments were read.
+pub(crate) struct ReadCall<'r> {
+    pub(crate) tool: &'r dyn Tool,
+    /// The tool's spec (asked of the tool once per call).
+    pub(crate) spec: &'r ToolSpec,
+    pub(crate) prepared: Prepared,
+    /// The arguments as read, when repairs or decoding changed them.
+    pub(crate) normalized: Option<Box<Value>>,
+}
 
 /// The length of `value` as compact JSON, counted up to just past `limit`.
 fn encoded_len_up_to(value: &Value, limit: usize) -> usize {

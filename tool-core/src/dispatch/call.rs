@@ -184,7 +184,9 @@ impl ToolResult {
 
     /// What the model's view left out, when the output was over budget.
     pub fn truncation(&self) -> Option<&Truncation> {
-        self.view.as_ref().and_then(|view| view.truncated.as_ref())
+        self.view
+            .as_ref()
+            .and_then(|view| view.truncated.as_deref())
     }
 }
 

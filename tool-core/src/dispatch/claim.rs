@@ -5,13 +5,14 @@
 use serde_json::Value;
 
 use super::ToolCall;
+use super::run::Run;
 use crate::approval::digest;
 use crate::effect::Effect;
 use crate::error::{ErrorKind, ToolError};
 use crate::idempotency::{Claim, ClaimRequest, Settlement, StoredOutcome, scoped_key};
 use crate::policy::Caller;
 use crate::registry::Registry;
-use crate::tool::{ToolFuture, ToolOutcome};
+use crate::tool::ToolOutcome;
 
 impl Registry {
     /// Claims `claim` for a call of `tool`. An attempt in flight with the same key is
@@ -79,11 +80,11 @@ impl Registry {
 
     /// Waits for `run`, renewing `claim`'s lease every third of it while the tool runs,
     /// so a long call keeps its key and a crashed process's key is free of it soon.
-    pub(super) async fn holding(&self, claim: &ClaimKey, run: ToolFuture<'_>) -> ToolOutcome {
+    pub(super) async fn holding(&self, claim: &ClaimKey, run: Run<'_>) -> ToolOutcome {
         use futures_util::future::{Either, select};
-        let run = match run.into_ready() {
-            Ok(outcome) => return outcome,
-            Err(running) => running,
+        let run = match run {
+            Run::Finished(outcome) => return outcome,
+            Run::Running(running) => running,
         };
         let settings = &self.settings.idempotency;
         let every = (settings.lease / 3).max(std::time::Duration::from_millis(10));

@@ -21,6 +21,7 @@ impl Registry {
     /// Every check a call goes through before it runs: lookup, arguments, effect,
     /// scopes, policy and (for [`Gate::Full`]) approval. `Err` is why the call does not
     /// run.
+    #[inline]
     pub(super) fn admit<'r>(
         &'r self,
         ctx: &Context,
@@ -28,57 +29,41 @@ impl Registry {
         notes: &mut Notes,
         gate: Gate,
     ) -> Result<Admitted<'r>, ToolError> {
-        let (tool, prepared, normalized) = crate::telemetry::in_span(
-            &crate::telemetry::phase!(notes.span, "read_arguments"),
-            || self.read_call(call, &mut notes.repairs, Some(ctx)),
+        let crate::arguments::ReadCall {
+            tool,
+            spec,
+            prepared,
+            normalized,
+        } = crate::telemetry::in_phase!(
+            notes.span,
+            "read_arguments",
+            self.read_call(call, &mut notes.repairs, Some(ctx))
         )?;
-        let spec = tool.spec();
-        let effect = effect_of(tool, &prepared);
+        let effect = effect_of(tool, spec, &prepared);
         notes.effect = Some(effect);
         crate::telemetry::record_call(&notes.span, &self.settings.telemetry, tool, call);
         crate::telemetry::record(&notes.span, "toolwright.effect.classified", effect.as_str());
-        let _policy = (!notes.span.is_disabled())
-            .then(|| tracing::info_span!(target: "toolwright", "policy").entered());
-        // Scopes are the caller's credentials: checked on every path, approved or not.
         let caller = ctx.get::<Caller>();
-        check_scopes(tool, caller).inspect_err(|_| {
-            crate::telemetry::record(&notes.span, "toolwright.policy.decision", "deny");
-        })?;
-        if gate == Gate::Full {
-            let arguments = match normalized.as_deref() {
-                Some(value) => Arguments::Value(value),
-                None => call.arguments.as_arguments(),
-            };
-            let request = PolicyRequest {
-                tool: spec,
-                effect,
-                arguments,
-                caller,
-                call_id: &call.id,
-            };
-            let needed = self.approval_needed(tool, &prepared, &request);
-            let decision = match &needed {
-                Ok(None) => "allow",
-                Ok(Some(_)) => "ask",
-                Err(_) => "deny",
-            };
-            crate::telemetry::record(&notes.span, "toolwright.policy.decision", decision);
-            if let Some(reason) = needed? {
-                crate::telemetry::record(&notes.span, "toolwright.approval.asked", true);
-                let arguments = arguments_value(call, normalized.as_deref());
-                let ticket = self.issue_ticket(call, &spec.name, arguments, &reason, caller);
-                notes.ticket = Some(Box::new(ticket));
-                return Err(ToolError::new(ErrorKind::AwaitingApproval, format!("'{}' needs a person's approval: {reason}", spec.name))
-                    .with_retryable(false)
-                    .with_hint("the call is paused, not failed: tell the user what you want to do and wait for their decision"));
-            }
-        }
+        let read = Read {
+            tool,
+            spec,
+            prepared: &prepared,
+            normalized: normalized.as_deref(),
+            effect,
+            caller,
+        };
+        crate::telemetry::in_phase!(
+            notes.span,
+            "policy",
+            self.check_caller(call, &read, notes, gate)
+        )?;
         let claim = spec.needs_idempotency_key(effect).then(|| {
             let arguments = arguments_value(call, normalized.as_deref());
             ClaimKey::for_call(&spec.name, call, caller, &arguments)
         });
         Ok(Admitted {
             tool,
+            spec,
             prepared,
             normalized,
             effect,
@@ -86,8 +71,64 @@ impl Registry {
         })
     }
 
+    /// The checks after the arguments: scopes, and (for [`Gate::Full`]) the policy and
+    /// the approval rules. `Err` is why the call does not run.
+    #[inline]
+    fn check_caller(
+        &self,
+        call: &ToolCall,
+        read: &Read<'_>,
+        notes: &mut Notes,
+        gate: Gate,
+    ) -> Result<(), ToolError> {
+        let Read {
+            tool,
+            spec,
+            prepared,
+            normalized,
+            effect,
+            caller,
+        } = *read;
+        // Scopes are the caller's credentials: checked on every path, approved or not.
+        check_scopes(spec, caller).inspect_err(|_| {
+            crate::telemetry::record(&notes.span, "toolwright.policy.decision", "deny");
+        })?;
+        if gate == Gate::Approved {
+            return Ok(());
+        }
+        let arguments = match normalized {
+            Some(value) => Arguments::Value(value),
+            None => call.arguments.as_arguments(),
+        };
+        let request = PolicyRequest {
+            tool: spec,
+            effect,
+            arguments,
+            caller,
+            call_id: &call.id,
+        };
+        let needed = self.approval_needed(tool, prepared, &request);
+        let decision = match &needed {
+            Ok(None) => "allow",
+            Ok(Some(_)) => "ask",
+            Err(_) => "deny",
+        };
+        crate::telemetry::record(&notes.span, "toolwright.policy.decision", decision);
+        let Some(reason) = needed? else {
+            return Ok(());
+        };
+        crate::telemetry::record(&notes.span, "toolwright.approval.asked", true);
+        let arguments = arguments_value(call, normalized);
+        let ticket = self.issue_ticket(call, &spec.name, arguments, &reason, caller);
+        notes.ticket = Some(Box::new(ticket));
+        Err(ToolError::new(ErrorKind::AwaitingApproval, format!("'{}' needs a person's approval: {reason}", spec.name))
+            .with_retryable(false)
+            .with_hint("the call is paused, not failed: tell the user what you want to do and wait for their decision"))
+    }
+
     /// What the policy decides (a policy that errs or panics denies: it fails closed),
     /// and then the tool's own approval rule: `Some(reason)` when a person must approve.
+    #[inline]
     fn approval_needed(
         &self,
         tool: &dyn Tool,
@@ -145,6 +186,7 @@ impl Registry {
         ticket
     }
 
+    #[inline]
     pub(super) fn policy_for(&self, tool: &str) -> &dyn crate::policy::Policy {
         match self
             .tool_settings(tool)
@@ -211,7 +253,7 @@ impl Registry {
         let span = crate::telemetry::call_span(&call);
         let mut notes = Notes::new(span.clone());
         let outcome =
-            match crate::telemetry::in_span(&span, || self.check_ticket(ctx, ticket, &decision)) {
+            match crate::telemetry::in_span!(span, self.check_ticket(ctx, ticket, &decision)) {
                 Err(refusal) => Err(refusal),
                 Ok(()) => {
                     use tracing::Instrument as _;
@@ -220,7 +262,7 @@ impl Registry {
                         .await
                 }
             };
-        crate::telemetry::in_span(&span, || self.finish(call.id, call.name, outcome, notes))
+        crate::telemetry::in_span!(span, self.finish(call.id, call.name, outcome, notes))
     }
 
     /// Why `ticket` cannot be decided by the caller in `ctx` with `decision`, if it cannot.
@@ -322,9 +364,22 @@ pub(crate) enum Gate {
     Approved,
 }
 
+/// What the checks after the arguments look at.
+#[derive(Clone, Copy)]
+struct Read<'a> {
+    tool: &'a dyn Tool,
+    spec: &'a crate::spec::ToolSpec,
+    prepared: &'a Prepared,
+    /// The arguments as read, when they differ from the call's.
+    normalized: Option<&'a Value>,
+    effect: Effect,
+    caller: Option<&'a Caller>,
+}
+
 /// A call past every check, ready to run.
 pub(super) struct Admitted<'r> {
     pub(super) tool: &'r dyn Tool,
+    pub(super) spec: &'r crate::spec::ToolSpec,
     pub(super) prepared: Prepared,
     /// The arguments as read after repairs and decoding, when they differ from the call's.
     /// (Boxed: rare, and the largest field otherwise.)
@@ -337,8 +392,9 @@ pub(super) struct Admitted<'r> {
 /// The call's arguments as a JSON value: as read (after repairs), or as they arrived.
 /// The effect of this call: the declared one, or (for a dynamic tool) the classifier's,
 /// the riskiest class when it cannot say or panics.
-fn effect_of(tool: &dyn Tool, prepared: &Prepared) -> Effect {
-    match tool.spec().effect {
+#[inline]
+fn effect_of(tool: &dyn Tool, spec: &crate::spec::ToolSpec, prepared: &Prepared) -> Effect {
+    match spec.effect {
         Effect::Dynamic => {
             match std::panic::catch_unwind(AssertUnwindSafe(|| tool.effect_of(prepared))) {
                 Ok(Effect::Dynamic) | Err(_) => Effect::RISKIEST,
@@ -350,8 +406,8 @@ fn effect_of(tool: &dyn Tool, prepared: &Prepared) -> Effect {
 }
 
 /// A denial naming every scope the tool needs and the caller lacks.
-fn check_scopes(tool: &dyn Tool, caller: Option<&Caller>) -> Result<(), ToolError> {
-    let spec = tool.spec();
+#[inline]
+fn check_scopes(spec: &crate::spec::ToolSpec, caller: Option<&Caller>) -> Result<(), ToolError> {
     if spec.scopes.is_empty() {
         return Ok(());
     }

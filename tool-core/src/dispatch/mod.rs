@@ -21,7 +21,8 @@ use crate::context::Context;
 use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::registry::Registry;
-use crate::tool::{Prepared, Tool, ToolFuture};
+use crate::tool::{Prepared, Tool};
+use run::Run;
 use tracing::Instrument as _;
 
 pub use call::{CallArguments, DryRun, DryRunVerdict, ToolCall, ToolResult};
@@ -57,18 +58,17 @@ impl Registry {
         async move {
             let span = crate::telemetry::call_span(&call);
             let mut notes = Notes::new(span.clone());
-            let run = crate::telemetry::in_span(&span, || {
+            // A finished run: no suspension, no span entered again.
+            let outcome = match crate::telemetry::in_span!(span, {
                 match self.admit(ctx, &call, &mut notes, Gate::Full) {
                     Ok(admitted) => self.execute(ctx, &call, admitted, &mut notes),
-                    Err(refusal) => ToolFuture::ready(Err(refusal)),
+                    Err(refusal) => Run::Finished(Err(refusal)),
                 }
-            });
-            // A finished run is ready: no suspension, no span entered again.
-            let outcome = match run.into_ready() {
-                Ok(outcome) => outcome,
-                Err(running) => running.instrument(span.clone()).await,
+            }) {
+                Run::Finished(outcome) => outcome,
+                Run::Running(running) => running.instrument(span.clone()).await,
             };
-            crate::telemetry::in_span(&span, || self.finish(call.id, call.name, outcome, notes))
+            crate::telemetry::in_span!(span, self.finish(call.id, call.name, outcome, notes))
         }
     }
 
@@ -76,7 +76,7 @@ impl Registry {
     /// and its prepared arguments.
     pub fn prepare_call(&self, call: &ToolCall) -> Result<(&dyn Tool, Prepared), ToolError> {
         self.read_call(call, &mut Vec::new(), None)
-            .map(|(tool, prepared, _)| (tool, prepared))
+            .map(|read| (read.tool, read.prepared))
     }
 }
 

@@ -22,21 +22,22 @@ impl Registry {
     /// under it; a call that finds the key done gets the first outcome, marked duplicate.
     ///
     /// A call without a key that finishes at once (every synchronous tool) is settled
-    /// here and the future is ready: the caller does not suspend and nothing is boxed.
+    /// here: the caller does not suspend and nothing is boxed.
+    #[inline(always)]
     pub(super) fn execute<'a>(
         &'a self,
         ctx: &'a Context,
         call: &'a ToolCall,
         admitted: Admitted<'a>,
         notes: &'a mut Notes,
-    ) -> ToolFuture<'a> {
+    ) -> Run<'a> {
         let mut admitted = admitted;
         let Some(claim) = admitted.claim.take() else {
             return self.run_with_retries(ctx, call, admitted, false, &notes.span);
         };
-        ToolFuture::new(async move {
-            let (tool, effect) = (admitted.tool, admitted.effect);
-            let name = &tool.spec().name;
+        Run::Running(ToolFuture::new(async move {
+            let (spec, effect) = (admitted.spec, admitted.effect);
+            let name = &spec.name;
             let claimed = self.claim(&claim, name, "idempotency key").await;
             let outcome = match &claimed {
                 Ok(()) => "claimed",
@@ -57,12 +58,13 @@ impl Registry {
             let outcome = self.holding(&claim, run).await;
             self.record(&claim, name, effect, &outcome).await;
             outcome
-        })
+        }))
     }
 
     /// Runs the tool (retried where allowed), reporting its start and finish.
     /// `keyed`: the call holds an idempotency claim, so retrying it cannot repeat its
     /// effect.
+    #[inline(always)]
     pub(super) fn run_with_retries<'a>(
         &'a self,
         ctx: &'a Context,
@@ -70,9 +72,10 @@ impl Registry {
         admitted: Admitted<'a>,
         keyed: bool,
         span: &tracing::Span,
-    ) -> ToolFuture<'a> {
+    ) -> Run<'a> {
         let Admitted {
             tool,
+            spec,
             prepared,
             normalized,
             effect,
@@ -85,54 +88,74 @@ impl Registry {
         let retry = self
             .tool_settings(&call.name)
             .and_then(|settings| settings.retry)
-            .filter(|_| effect == Effect::ReadOnly || tool.spec().idempotent || keyed);
+            .filter(|_| effect == Effect::ReadOnly || spec.idempotent || keyed);
         let run_span = crate::telemetry::phase!(span, "run");
-        let run =
-            crate::telemetry::in_span(&run_span, || self.start(ctx, tool, prepared)).into_ready();
-        let span = span.clone();
-        match run {
-            Ok(outcome) if retry.is_none() || !is_retryable(&outcome) => {
-                ToolFuture::ready(self.finished(call, outcome))
-            }
-            run => ToolFuture::new(tracing::Instrument::instrument(
-                async move {
-                    let mut outcome = match run {
-                        Ok(outcome) => outcome,
-                        Err(running) => self.wait(tool, running).await,
-                    };
-                    if let Some(retry) = retry {
-                        let arguments = match normalized.as_deref() {
-                            Some(value) => Arguments::Value(value),
-                            None => call.arguments.as_arguments(),
-                        };
-                        let mut attempt = 1;
-                        while attempt < retry.attempts && is_retryable(&outcome) {
-                            // On toolwright's own timer: the backoff holds in any executor.
-                            crate::timer::sleep(retry.backoff * 2u32.saturating_pow(attempt - 1))
-                                .await;
-                            attempt += 1;
-                            outcome = match tool.prepare(arguments) {
-                                Ok(prepared) => self.run_prepared(ctx, tool, prepared).await,
-                                Err(error) => Err(error),
-                            };
-                        }
-                        // Once, at the end: a field recorded twice is exported twice.
-                        if attempt > 1 {
-                            crate::telemetry::record(
-                                &span,
-                                "toolwright.retries",
-                                i64::from(attempt - 1),
-                            );
-                        }
-                    }
-                    self.finished(call, outcome)
-                },
-                run_span,
-            )),
+        let run = crate::telemetry::in_span!(run_span, self.start(ctx, tool, prepared));
+        // Looked at in place: a finished outcome is moved once, into the result.
+        let settled = run
+            .outcome()
+            .is_some_and(|outcome| retry.is_none() || !is_retryable(outcome));
+        match run.into_ready() {
+            Ok(outcome) if settled => Run::Finished(self.finished(call, outcome)),
+            run => Run::Running(
+                self.keep_running(ctx, call, tool, normalized, run, retry, span, run_span),
+            ),
         }
     }
 
+    /// The rest of a run that did not finish at once, or that is retried: waits for it,
+    /// retries it while it fails with a retryable error, and reports its finish.
+    #[allow(clippy::too_many_arguments)]
+    fn keep_running<'a>(
+        &'a self,
+        ctx: &'a Context,
+        call: &'a ToolCall,
+        tool: &'a dyn Tool,
+        normalized: Option<Box<serde_json::Value>>,
+        run: Result<ToolOutcome, ToolFuture<'a>>,
+        retry: Option<crate::registry::Retry>,
+        span: &tracing::Span,
+        run_span: tracing::Span,
+    ) -> ToolFuture<'a> {
+        let span = span.clone();
+        ToolFuture::new(tracing::Instrument::instrument(
+            async move {
+                let mut outcome = match run {
+                    Ok(outcome) => outcome,
+                    Err(running) => self.wait(tool, running).await,
+                };
+                if let Some(retry) = retry {
+                    let arguments = match normalized.as_deref() {
+                        Some(value) => Arguments::Value(value),
+                        None => call.arguments.as_arguments(),
+                    };
+                    let mut attempt = 1;
+                    while attempt < retry.attempts && is_retryable(&outcome) {
+                        // On toolwright's own timer: the backoff holds in any executor.
+                        crate::timer::sleep(retry.backoff * 2u32.saturating_pow(attempt - 1)).await;
+                        attempt += 1;
+                        outcome = match tool.prepare(arguments) {
+                            Ok(prepared) => self.run_prepared(ctx, tool, prepared).await,
+                            Err(error) => Err(error),
+                        };
+                    }
+                    // Once, at the end: a field recorded twice is exported twice.
+                    if attempt > 1 {
+                        crate::telemetry::record(
+                            &span,
+                            "toolwright.retries",
+                            i64::from(attempt - 1),
+                        );
+                    }
+                }
+                self.finished(call, outcome)
+            },
+            run_span,
+        ))
+    }
+
     /// The end of a run: reports it.
+    #[inline(always)]
     pub(super) fn finished(&self, call: &ToolCall, outcome: ToolOutcome) -> ToolOutcome {
         self.observe(|| Event::Finished {
             call_id: call.id.clone(),
@@ -157,6 +180,7 @@ impl Registry {
 
     /// Calls [`Tool::run`]: a synchronous tool does its work here, so its panic is
     /// caught here.
+    #[inline]
     pub(super) fn start<'a>(
         &self,
         ctx: &'a Context,
@@ -205,9 +229,28 @@ impl Registry {
     }
 
     /// Reports an event; built only when someone observes.
+    #[inline(always)]
     pub(super) fn observe(&self, event: impl FnOnce() -> Event) {
         if let Some(observer) = &self.settings.observer {
             observer(&event());
+        }
+    }
+}
+
+/// A run after its synchronous part: finished (every synchronous tool, and every call
+/// refused before it ran), or still running. Not a [`ToolFuture`]: wrapping a finished
+/// outcome in one and taking it out again would copy it twice on every call.
+pub(super) enum Run<'a> {
+    Finished(ToolOutcome),
+    Running(ToolFuture<'a>),
+}
+
+impl Run<'_> {
+    /// The outcome, once the run finishes.
+    pub(super) async fn outcome(self) -> ToolOutcome {
+        match self {
+            Run::Finished(outcome) => outcome,
+            Run::Running(running) => running.await,
         }
     }
 }

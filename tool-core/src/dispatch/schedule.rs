@@ -73,11 +73,9 @@ impl Registry {
                             };
                             let span = notes.span.clone();
                             crate::telemetry::record(&span, "toolwright.batch.turn", number as i64);
-                            let outcome = tracing::Instrument::instrument(
-                                self.execute(ctx, &call, admitted, &mut notes),
-                                span,
-                            )
-                            .await;
+                            let run = self.execute(ctx, &call, admitted, &mut notes);
+                            let outcome =
+                                tracing::Instrument::instrument(run.outcome(), span).await;
                             let mut guard =
                                 slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                             guard.outcome = Some(outcome);
@@ -107,7 +105,7 @@ impl Registry {
     fn admit_slot<'r>(&'r self, ctx: &Context, call: ToolCall) -> Slot<'r> {
         let span = crate::telemetry::call_span(&call);
         let mut notes = Notes::new(span.clone());
-        let (admitted, outcome) = match crate::telemetry::in_span(&span, || {
+        let (admitted, outcome) = match crate::telemetry::in_span!(span, {
             self.admit(ctx, &call, &mut notes, Gate::Full)
         }) {
             Ok(admitted) => (Some(admitted), None),
@@ -138,7 +136,7 @@ impl Registry {
             .with_hint("the call may or may not have taken effect; check before calling again"))
         });
         let span = slot.notes.span.clone();
-        crate::telemetry::in_span(&span, || {
+        crate::telemetry::in_span!(span, {
             self.finish(slot.call.id, slot.call.name, outcome, slot.notes)
         })
     }

@@ -9,6 +9,7 @@ use crate::tool::{ToolOutcome, ToolOutput};
 impl Registry {
     /// The result of call `call_id` to `name`. (Not the `ToolCall` itself: moving it
     /// here would copy all of it, arguments included, for two strings.)
+    #[inline]
     pub(super) fn finish(
         &self,
         call_id: String,
@@ -20,10 +21,11 @@ impl Registry {
             .tool_settings(&name)
             .and_then(|settings| settings.budget);
         let budget = own.unwrap_or(self.settings.budget);
-        let view =
-            crate::telemetry::in_span(&crate::telemetry::phase!(notes.span, "fit_output"), || {
-                self.model_view(&name, &call_id, &outcome, budget)
-            });
+        let view = crate::telemetry::in_phase!(
+            notes.span,
+            "fit_output",
+            self.model_view(&name, &call_id, &outcome, budget)
+        );
         let span = &notes.span;
         if !span.is_disabled() {
             if let Err(error) = &outcome {
@@ -69,6 +71,7 @@ impl Registry {
     }
 
     /// The model's view, or `None` when it is the output's own text (no copy made).
+    #[inline]
     pub(super) fn model_view(
         &self,
         name: &str,

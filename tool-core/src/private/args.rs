@@ -34,11 +34,12 @@ impl<'de> Visitor<'de> for FieldIndex {
     }
 
     fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
-        self.names
-            .iter()
-            .find(|(known, _)| *known == name)
-            .map(|&(_, index)| index)
-            .ok_or_else(|| E::unknown_field(name, self.wire))
+        for &(known, index) in self.names {
+            if same_name(known.as_bytes(), name.as_bytes()) {
+                return Ok(index);
+            }
+        }
+        Err(E::unknown_field(name, self.wire))
     }
 
     fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<usize, E> {
@@ -46,6 +47,24 @@ impl<'de> Visitor<'de> for FieldIndex {
             Ok(name) => self.visit_str(name),
             Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(name), &self)),
         }
+    }
+}
+
+/// Whether two names are the same. Argument names are short: up to 16 bytes they are
+/// compared as two overlapping words each, inline, where `==` calls `memcmp` (which
+/// costs more than the comparison itself for a name that matches).
+#[inline]
+fn same_name(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |bytes: &[u8], at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    let half = |bytes: &[u8], at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    match n {
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => a == b,
     }
 }
 
@@ -77,5 +96,27 @@ impl<'de, E: de::Error> Deserializer<'de> for Missing<E> {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
         byte_buf unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
         identifier ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_name;
+
+    /// Every length, and a difference at every position: the word comparisons see all
+    /// of both names.
+    #[test]
+    fn names_are_the_same_exactly_when_their_bytes_are() {
+        for n in 0..=24 {
+            let name: Vec<u8> = (0..n).map(|i| b'a' + i as u8).collect();
+            assert!(same_name(&name, &name.clone()));
+            for at in 0..n {
+                let mut other = name.clone();
+                other[at] = b'_';
+                assert!(!same_name(&name, &other), "length {n}, differing at {at}");
+            }
+            let longer = [name.as_slice(), b"x"].concat();
+            assert!(!same_name(&name, &longer));
+        }
     }
 }

@@ -20,6 +20,25 @@ use crate::validate::Keywords;
 pub trait NumberLike {
     /// The value as a JSON number; `None` for an absent `Option`.
     fn to_number(&self) -> Option<serde_json::Number>;
+
+    /// The value as an exact integer, when it is one.
+    #[inline]
+    fn to_integer(&self) -> Integer {
+        match self.to_number() {
+            None => Integer::Absent,
+            Some(n) => crate::validate::json::as_i128(&n).map_or(Integer::Other, Integer::Exact),
+        }
+    }
+}
+
+/// A number as [`number_within`] compares it.
+pub enum Integer {
+    /// An absent `Option`.
+    Absent,
+    /// An integer.
+    Exact(i128),
+    /// A number that is not an integer (or is beyond `i128`).
+    Other,
 }
 
 /// A type whose JSON form is a string.
@@ -55,20 +74,39 @@ macro_rules! number_like {
     )*};
 }
 
+/// Integer types: their value is the integer itself, with no JSON number made.
+macro_rules! integer_like {
+    ($($ty:ty => |$v:ident| $to:expr),* $(,)?) => {$(
+        impl NumberLike for $ty {
+            fn to_number(&self) -> Option<serde_json::Number> {
+                let $v = self;
+                Some($to.into())
+            }
+
+            #[inline]
+            fn to_integer(&self) -> Integer {
+                let $v = self;
+                Integer::Exact(i128::from($to))
+            }
+        }
+    )*};
+}
+
+integer_like! {
+    i8 => |v| *v, i16 => |v| *v, i32 => |v| *v, i64 => |v| *v, isize => |v| *v as i64,
+    u8 => |v| *v, u16 => |v| *v, u32 => |v| *v, u64 => |v| *v, usize => |v| *v as u64,
+    std::num::NonZeroU8 => |v| v.get(),
+    std::num::NonZeroU16 => |v| v.get(),
+    std::num::NonZeroU32 => |v| v.get(),
+    std::num::NonZeroU64 => |v| v.get(),
+    std::num::NonZeroUsize => |v| v.get() as u64,
+}
+
 number_like! {
-    i8 => |v| Some((*v).into()), i16 => |v| Some((*v).into()), i32 => |v| Some((*v).into()),
-    i64 => |v| Some((*v).into()), isize => |v| Some((*v as i64).into()),
-    u8 => |v| Some((*v).into()), u16 => |v| Some((*v).into()), u32 => |v| Some((*v).into()),
-    u64 => |v| Some((*v).into()), usize => |v| Some((*v as u64).into()),
     i128 => |v| i64::try_from(*v).map(Into::into).ok().or_else(|| serde_json::Number::from_f64(*v as f64)),
     u128 => |v| u64::try_from(*v).map(Into::into).ok().or_else(|| serde_json::Number::from_f64(*v as f64)),
     f32 => |v| serde_json::Number::from_f64(f64::from(*v)),
     f64 => |v| serde_json::Number::from_f64(*v),
-    std::num::NonZeroU8 => |v| Some(v.get().into()),
-    std::num::NonZeroU16 => |v| Some(v.get().into()),
-    std::num::NonZeroU32 => |v| Some(v.get().into()),
-    std::num::NonZeroU64 => |v| Some(v.get().into()),
-    std::num::NonZeroUsize => |v| Some((v.get() as u64).into()),
 }
 
 impl StringLike for String {
@@ -117,6 +155,11 @@ macro_rules! kind_through {
             fn to_number(&self) -> Option<serde_json::Number> {
                 T::to_number(self)
             }
+
+            #[inline]
+            fn to_integer(&self) -> Integer {
+                T::to_integer(self)
+            }
         }
         impl<T: StringLike + ?Sized> StringLike for $wrapper<T> {
             fn to_text(&self) -> Option<std::borrow::Cow<'_, str>> {
@@ -136,6 +179,14 @@ kind_through!(Box, Arc, Rc);
 impl<T: NumberLike> NumberLike for Option<T> {
     fn to_number(&self) -> Option<serde_json::Number> {
         self.as_ref().and_then(T::to_number)
+    }
+
+    #[inline]
+    fn to_integer(&self) -> Integer {
+        match self {
+            Some(value) => value.to_integer(),
+            None => Integer::Absent,
+        }
     }
 }
 impl<T: StringLike> StringLike for Option<T> {
@@ -169,6 +220,39 @@ pub fn meets_number<T: NumberLike + ?Sized>(value: &T, keywords: &Keywords) -> b
     value
         .to_number()
         .is_none_or(|n| keywords.accepts_number(&n))
+}
+
+/// Whether a number is within `[minimum, maximum]`: `#[arg(minimum, maximum)]` with
+/// integer bounds, the common case (an absent bound is `i128::MIN` or `i128::MAX`). Two
+/// comparisons for an integer, and no keywords compiled; the same answer as
+/// [`Keywords::accepts_number`] for those keywords.
+#[inline]
+pub fn number_within<T: NumberLike + ?Sized>(value: &T, minimum: i128, maximum: i128) -> bool {
+    match value.to_integer() {
+        Integer::Absent => true,
+        Integer::Exact(n) => minimum <= n && n <= maximum,
+        Integer::Other => value
+            .to_number()
+            .is_none_or(|n| other_number_within(&n, minimum, maximum)),
+    }
+}
+
+/// [`number_within`] for a number that is not an integer, compared as the validator
+/// compares it.
+fn other_number_within(n: &serde_json::Number, minimum: i128, maximum: i128) -> bool {
+    use crate::validate::json::compare_numbers;
+    use std::cmp::Ordering::{Greater, Less};
+    let bound = |b: i128| {
+        i64::try_from(b)
+            .map(serde_json::Number::from)
+            .or_else(|_| u64::try_from(b).map(serde_json::Number::from))
+            .ok()
+    };
+    let above =
+        minimum == i128::MIN || bound(minimum).is_none_or(|b| compare_numbers(n, &b) != Some(Less));
+    let below = maximum == i128::MAX
+        || bound(maximum).is_none_or(|b| compare_numbers(n, &b) != Some(Greater));
+    above && below
 }
 
 /// Whether a string meets its keywords.
@@ -209,3 +293,84 @@ pub trait NoNestedConstraints {
     }
 }
 impl<T: ?Sized> NoNestedConstraints for &ConstraintProbe<'_, T> {}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, Value, json};
+
+    use super::{NumberLike, number_within};
+    use crate::validate::Keywords;
+
+    /// `number_within` (two comparisons, no keywords) says yes exactly when the compiled
+    /// keywords do, for integers of every width, floats, absent values and bounds at the
+    /// edges of `i64` and `u64`.
+    #[test]
+    fn integer_bounds_agree_with_the_keywords() {
+        let bounds: [(Option<i128>, Option<i128>); 6] = [
+            (Some(0), Some(23)),
+            (Some(-5), None),
+            (None, Some(7)),
+            (Some(15), Some(15)),
+            (Some(i128::from(i64::MIN)), Some(-1)),
+            (Some(1), Some(i128::from(u64::MAX))),
+        ];
+        for (minimum, maximum) in bounds {
+            let mut schema = Map::new();
+            if let Some(minimum) = minimum {
+                schema.insert("minimum".into(), json_integer(minimum));
+            }
+            if let Some(maximum) = maximum {
+                schema.insert("maximum".into(), json_integer(maximum));
+            }
+            let keywords = Keywords::compile(&schema, true).unwrap();
+            let agree = |value: &dyn NumberLikeDyn| {
+                let fast = value.within(minimum.unwrap_or(i128::MIN), maximum.unwrap_or(i128::MAX));
+                let slow = value.number().is_none_or(|n| keywords.accepts_number(&n));
+                assert_eq!(
+                    fast,
+                    slow,
+                    "{:?} in {minimum:?}..={maximum:?}",
+                    value.number()
+                );
+            };
+            for n in [-6_i64, -5, -1, 0, 1, 7, 8, 15, 23, 24, i64::MIN, i64::MAX] {
+                agree(&n);
+                agree(&Some(n));
+                agree(&(n as f64));
+                agree(&(n as f64 + 0.5));
+            }
+            for n in [0_u8, 23, 24, 255] {
+                agree(&n);
+            }
+            for n in [u64::MAX, u64::MAX - 1] {
+                agree(&n);
+            }
+            agree(&(u128::from(u64::MAX) + 1));
+            agree(&None::<u32>);
+            agree(&f64::MAX);
+            agree(&-f64::MAX);
+        }
+    }
+
+    fn json_integer(n: i128) -> Value {
+        match i64::try_from(n) {
+            Ok(n) => json!(n),
+            Err(_) => json!(u64::try_from(n).unwrap()),
+        }
+    }
+
+    /// A `NumberLike` value behind a reference the test can hold in one list.
+    trait NumberLikeDyn {
+        fn within(&self, minimum: i128, maximum: i128) -> bool;
+        fn number(&self) -> Option<serde_json::Number>;
+    }
+
+    impl<T: NumberLike> NumberLikeDyn for T {
+        fn within(&self, minimum: i128, maximum: i128) -> bool {
+            number_within(self, minimum, maximum)
+        }
+        fn number(&self) -> Option<serde_json::Number> {
+            self.to_number()
+        }
+    }
+}

@@ -244,6 +244,7 @@ fn validator_of(spec: &ToolSpec, validator: &'static OnceLock<Validator>) -> &'s
 /// Whether arguments serde accepted may run. For a tool that reads an argument through
 /// serde's buffered content, they must also meet the schema (serde reads a struct from
 /// an array there); every other tool's fast path is exact and skips this.
+#[inline]
 fn admit(spec: &ToolSpec, validator: &'static OnceLock<Validator>, args: Arguments<'_>) -> bool {
     match args {
         Arguments::Value(value) if spec.reads_buffered => {
@@ -257,6 +258,7 @@ fn admit(spec: &ToolSpec, validator: &'static OnceLock<Validator>, args: Argumen
 
 /// The JSON text of a buffered tool's arguments as a value (see [`admit`]); `None` for
 /// every other tool and for text that is not JSON (the fast path then refuses it).
+#[inline]
 fn buffered_value(spec: &ToolSpec, args: Arguments<'_>) -> Option<Value> {
     match args {
         Arguments::Json(json) if spec.reads_buffered => serde_json::from_str(json).ok(),

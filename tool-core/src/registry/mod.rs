@@ -244,6 +244,7 @@ impl Registry {
     }
 
     /// The tool named `name`.
+    #[inline]
     pub fn get(&self, name: &str) -> Option<&dyn Tool> {
         self.by_name.get(name).map(|&index| &*self.tools[index])
     }

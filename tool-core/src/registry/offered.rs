@@ -81,6 +81,7 @@ impl Registry {
     /// Whether `spec` is offered to the caller in `ctx` (`None`: the harness itself,
     /// which sees every tool a visibility rule would hide; a tool turned off is offered
     /// to no one).
+    #[inline]
     pub(crate) fn offered(&self, ctx: Option<&Context>, spec: &ToolSpec) -> bool {
         #[cfg(feature = "search")]
         if let (Some(deferred), Some(ctx)) = (&self.deferred, ctx)
@@ -92,6 +93,7 @@ impl Registry {
     }
 
     /// [`Registry::offered`] but for deferral: whether the caller may see the tool at all.
+    #[inline]
     pub(crate) fn visible(&self, ctx: Option<&Context>, spec: &ToolSpec) -> bool {
         if self.switches.any_off() && !self.is_enabled(&spec.name) {
             return false;
@@ -123,11 +125,17 @@ impl Registry {
 
     /// The tool `name`, as the caller in `ctx` sees the registry: a tool it is not
     /// offered is unknown, and is never suggested.
-    pub(crate) fn lookup(&self, ctx: Option<&Context>, name: &str) -> Result<&dyn Tool, ToolError> {
-        if let Some(tool) = self.get(name)
-            && self.offered(ctx, tool.spec())
-        {
-            return Ok(tool);
+    #[inline]
+    pub(crate) fn lookup(
+        &self,
+        ctx: Option<&Context>,
+        name: &str,
+    ) -> Result<(&dyn Tool, &ToolSpec), ToolError> {
+        if let Some(tool) = self.get(name) {
+            let spec = tool.spec();
+            if self.offered(ctx, spec) {
+                return Ok((tool, spec));
+            }
         }
         let shown: Cow<'_, str> = if name.chars().count() > 64 {
             format!("{}...", name.chars().take(64).collect::<String>()).into()

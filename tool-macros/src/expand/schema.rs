@@ -285,6 +285,16 @@ pub fn constraint_check(options: &ArgOptions, value: &TokenStream) -> TokenStrea
         ValueKind::Array => quote_spanned!(span=> meets_array),
     };
     let spanned_value = respan(value.clone(), span);
+    if let Some((minimum, maximum)) = integer_bounds(&keywords) {
+        let (minimum, maximum) = (
+            Literal::i128_suffixed(minimum),
+            Literal::i128_suffixed(maximum),
+        );
+        let call = quote_spanned! {span=>
+            _tw::__private::number_within(#spanned_value, #minimum, #maximum)
+        };
+        return quote!((#call && #nested));
+    }
     let list = keyword_list(options, false);
     let call = quote_spanned! {span=>
         _tw::__private::#meets(#spanned_value, _tw::__private::keywords(&__TW_KEYWORDS, || #list))
@@ -295,6 +305,27 @@ pub fn constraint_check(options: &ArgOptions, value: &TokenStream) -> TokenStrea
             #call
         } && #nested)
     }
+}
+
+/// `[minimum, maximum]` when those are the only keywords and both are integers a JSON
+/// number holds exactly (an absent one is `i128::MIN` or `i128::MAX`): checked with two
+/// comparisons, no keywords compiled at run time.
+fn integer_bounds(keywords: &[crate::attr::Keyword]) -> Option<(i128, i128)> {
+    let (mut minimum, mut maximum) = (i128::MIN, i128::MAX);
+    for keyword in keywords {
+        let KeywordValue::Number(Number::Int(value)) = keyword.value else {
+            return None;
+        };
+        if i64::try_from(value).is_err() && u64::try_from(value).is_err() {
+            return None;
+        }
+        match keyword.keyword {
+            "minimum" => minimum = value,
+            "maximum" => maximum = value,
+            _ => return None,
+        }
+    }
+    Some((minimum, maximum))
 }
 
 /// `tokens` with every span set to `span`.
