@@ -11,14 +11,14 @@ use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
 
 /// Reads an argument's name as the index of its parameter. `names` pairs every accepted
 /// name (wire names and aliases) with its index; `wire` lists the wire names for the
-/// error an unknown name gets (arguments are closed: `deny_unknown_fields`).
-#[derive(Clone, Copy)]
+/// error an unknown name gets (arguments are closed: `deny_unknown_fields`). Read
+/// through a reference (a `static`): one word handed down for every key, not four.
 pub struct FieldIndex {
     pub names: &'static [(&'static str, usize)],
     pub wire: &'static [&'static str],
 }
 
-impl<'de> DeserializeSeed<'de> for FieldIndex {
+impl<'de> DeserializeSeed<'de> for &FieldIndex {
     type Value = usize;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
@@ -26,7 +26,7 @@ impl<'de> DeserializeSeed<'de> for FieldIndex {
     }
 }
 
-impl<'de> Visitor<'de> for FieldIndex {
+impl<'de> Visitor<'de> for &FieldIndex {
     type Value = usize;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

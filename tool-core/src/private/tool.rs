@@ -228,6 +228,7 @@ fn refusal<A: DeserializeOwned>(value: &Value) -> Option<String> {
 
 /// A generated tool's spec, built on first use: one copy of the once-cell code for every
 /// tool (a `fn` pointer, not a closure type per tool).
+#[inline]
 pub fn spec_once(cell: &'static OnceLock<ToolSpec>, build: fn() -> ToolSpec) -> &'static ToolSpec {
     cell.get_or_init(build)
 }

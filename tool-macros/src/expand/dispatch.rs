@@ -120,7 +120,7 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
             __tw_arguments: _tw::Arguments<'_>,
         ) -> ::core::result::Result<_tw::Prepared, _tw::ToolError> {
             _tw::__private::prepare::<__TwArgs>(
-                _tw::Tool::spec(self),
+                _tw::__private::spec_once(&__TW_SPEC, __tw_spec),
                 &__TW_VALIDATOR,
                 __tw_arguments,
                 __tw_check,
@@ -249,13 +249,13 @@ impl Reader {
                     self,
                     mut __tw_map: __A,
                 ) -> ::core::result::Result<__TwArgs, __A::Error> {
-                    const __TW_FIELDS: _tw::__private::FieldIndex = _tw::__private::FieldIndex {
+                    static __TW_FIELDS: _tw::__private::FieldIndex = _tw::__private::FieldIndex {
                         names: &[#(#names),*],
                         wire: &[#(#wire),*],
                     };
                     #(#slots)*
                     while let ::core::option::Option::Some(__tw_index) =
-                        _tw::__private::serde::de::MapAccess::next_key_seed(&mut __tw_map, __TW_FIELDS)?
+                        _tw::__private::serde::de::MapAccess::next_key_seed(&mut __tw_map, &__TW_FIELDS)?
                     {
                         match __tw_index {
                             #(#arms)*

@@ -63,12 +63,16 @@ pub fn expand_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// The companion's `Tool` impl and the items beside it (the arguments struct, its
 /// reader and check), written where `_tw` names the runtime crate.
 fn tool_impl(tool: &ToolFn<'_>) -> TokenStream {
-    let spec = schema::expand_spec(tool);
+    let schema::Spec {
+        items: spec_items,
+        method: spec,
+    } = schema::expand_spec(tool);
     let dispatch::Dispatch { items, methods } = dispatch::expand_dispatch(tool);
     let name = &tool.companion;
     let defaults = tool.args().filter_map(schema::default_fn);
     quote! {
         #(#defaults)*
+        #spec_items
         #items
         #[automatically_derived]
         impl _tw::Tool for #name {

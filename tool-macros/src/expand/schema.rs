@@ -8,7 +8,14 @@ use syn::spanned::Spanned;
 use crate::ast::{Output, Param, ToolFn};
 use crate::attr::{ArgOptions, KeywordValue, Number, ValueKind};
 
-pub fn expand_spec(tool: &ToolFn<'_>) -> TokenStream {
+/// The spec's `static` and the function that builds it (items beside the `Tool` impl,
+/// so `prepare` reaches the spec without calling `Tool::spec`), and `Tool::spec`.
+pub struct Spec {
+    pub items: TokenStream,
+    pub method: TokenStream,
+}
+
+pub fn expand_spec(tool: &ToolFn<'_>) -> Spec {
     let params = tool.args().map(|param| expand_param(tool, param));
     let name = &tool.name;
     let title = option_str(tool.options.title.as_deref());
@@ -27,27 +34,32 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> TokenStream {
     let open_world = tool.options.open_world.unwrap_or(false);
     let output_schema = output_schema(&tool.output);
     let examples = tool.options.examples.iter().map(|example| example.as_str());
-    quote! {
-        fn spec(&self) -> &_tw::ToolSpec {
-            static __TW_SPEC: ::std::sync::OnceLock<_tw::ToolSpec> = ::std::sync::OnceLock::new();
-            _tw::__private::spec_once(&__TW_SPEC, || {
-                let mut __tw_params = _tw::__private::Params::new();
-                #(#params)*
-                _tw::__private::tool_spec(
-                    #name,
-                    #title,
-                    #description,
-                    __tw_params.into_schema(),
-                    #output_schema,
-                    #effect,
-                    #idempotent,
-                    #open_world,
-                    &[#(#scopes),*],
-                    &[#(#examples),*],
-                )
-            })
+    let items = quote! {
+        static __TW_SPEC: ::std::sync::OnceLock<_tw::ToolSpec> = ::std::sync::OnceLock::new();
+
+        fn __tw_spec() -> _tw::ToolSpec {
+            let mut __tw_params = _tw::__private::Params::new();
+            #(#params)*
+            _tw::__private::tool_spec(
+                #name,
+                #title,
+                #description,
+                __tw_params.into_schema(),
+                #output_schema,
+                #effect,
+                #idempotent,
+                #open_world,
+                &[#(#scopes),*],
+                &[#(#examples),*],
+            )
         }
-    }
+    };
+    let method = quote! {
+        fn spec(&self) -> &_tw::ToolSpec {
+            _tw::__private::spec_once(&__TW_SPEC, __tw_spec)
+        }
+    };
+    Spec { items, method }
 }
 
 /// One line per parameter: `__tw_params.arg::<T>("name", Some("doc"), &[keywords]);`,
