@@ -410,3 +410,38 @@ fn the_arguments_reader_refuses_what_serde_would() {
         ToolOutput::Text("a -> b".into())
     );
 }
+
+/// Retry a job.
+#[toolwright::tool(effect = "write")]
+fn retry_job(
+    /// The job.
+    job: String,
+    /// How many times.
+    #[arg(minimum = 1, maximum = 9, default = 3)]
+    times: u32,
+    /// A note for the log.
+    note: Option<String>,
+) -> String {
+    format!("{job} x{times} {note:?}")
+}
+
+/// An argument not sent takes its `#[arg(default)]` or, for an `Option`, `None`; one
+/// sent is read as sent, and checked against its bounds either way.
+#[test]
+fn absent_arguments_take_their_defaults() {
+    let ctx = Context::new();
+    let call = |json: &str| futures_executor::block_on(RetryJob.call(&ctx, json.into()));
+    assert_eq!(
+        call(r#"{"job": "backup"}"#).unwrap(),
+        ToolOutput::Text("backup x3 None".into())
+    );
+    assert_eq!(
+        call(r#"{"job": "backup", "times": 5, "note": "late"}"#).unwrap(),
+        ToolOutput::Text("backup x5 Some(\"late\")".into())
+    );
+    assert!(
+        call(r#"{"job": "backup", "times": 10}"#).is_err(),
+        "above the maximum"
+    );
+    assert!(call(r#"{"times": 2}"#).is_err(), "`job` is required");
+}

@@ -251,10 +251,7 @@ impl Prepared {
     /// The argument values, if they are of type `T`.
     pub fn downcast<T: Any>(self) -> Result<T, ToolError> {
         if self.type_id != TypeId::of::<T>() {
-            return Err(
-                ToolError::internal("prepared arguments were passed to a different tool")
-                    .with_retryable(false),
-            );
+            return Err(wrong_tool());
         }
         let this = std::mem::ManuallyDrop::new(self);
         let storage = this.storage.as_ptr();
@@ -268,6 +265,13 @@ impl Prepared {
             }
         })
     }
+}
+
+/// The error of arguments prepared by one tool and run by another: not in
+/// [`Prepared::downcast`] itself, which is compiled once for every tool.
+#[cold]
+fn wrong_tool() -> ToolError {
+    ToolError::internal("prepared arguments were passed to a different tool").with_retryable(false)
 }
 
 impl Drop for Prepared {

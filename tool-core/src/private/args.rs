@@ -68,6 +68,77 @@ fn same_name(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
+/// Reads the value of argument `name` into its slot; an argument sent twice is refused.
+/// Generic over the argument's type, not the tool: tools that take the same types share
+/// one copy in a user's crate.
+pub fn read_arg<'de, T: de::Deserialize<'de>, A: de::MapAccess<'de>>(
+    map: &mut A,
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(duplicate(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+/// [`read_arg`] through `#[serde(deserialize_with)]`'s function (as a seed).
+pub fn read_arg_with<'de, S: DeserializeSeed<'de>, A: de::MapAccess<'de>>(
+    map: &mut A,
+    slot: &mut Option<S::Value>,
+    name: &'static str,
+    seed: S,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(duplicate(name));
+    }
+    *slot = Some(map.next_value_seed(seed)?);
+    Ok(())
+}
+
+/// Skips the value of a name the tool does not read (the name itself was refused).
+pub fn skip_value<'de, A: de::MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
+    map.next_value::<de::IgnoredAny>().map(|_| ())
+}
+
+/// An argument not sent gets what its type reads an absence as (`None` for an
+/// `Option`), or serde's "missing field" error.
+pub fn fill_absent<'de, T: de::Deserialize<'de>, E: de::Error>(
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), E> {
+    if slot.is_none() {
+        *slot = Some(missing(name)?);
+    }
+    Ok(())
+}
+
+/// An argument not sent gets its `#[arg(default)]`.
+pub fn fill_default<T, E>(slot: &mut Option<T>, default: fn() -> T) -> Result<(), E> {
+    if slot.is_none() {
+        *slot = Some(default());
+    }
+    Ok(())
+}
+
+/// An argument read by a function of its own (`#[serde(deserialize_with)]`) must be
+/// sent, as with serde's derive.
+pub fn require<T, E: de::Error>(slot: &Option<T>, name: &'static str) -> Result<(), E> {
+    match slot {
+        Some(_) => Ok(()),
+        None => Err(E::missing_field(name)),
+    }
+}
+
+/// The value of a slot the reader filled.
+pub fn filled<T>(slot: Option<T>) -> T {
+    match slot {
+        Some(value) => value,
+        None => unreachable!("the arguments reader fills every slot before it builds them"),
+    }
+}
+
 /// An argument that was not sent: `None` for a type that reads an absent value so (an
 /// `Option`), else serde's "missing field" error.
 pub fn missing<'de, T: de::Deserialize<'de>, E: de::Error>(name: &'static str) -> Result<T, E> {

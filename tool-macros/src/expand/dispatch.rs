@@ -31,6 +31,14 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
     let mut checks = Vec::new();
     let mut context_lets = Vec::new();
     let mut context_types = Vec::new();
+    // How `run` gives up: a synchronous tool returns a ready future, an async one's
+    // future returns the error. (No `?` in a closure: a closure is one more function in
+    // the user's crate for every tool.)
+    let fail = if tool.is_async() {
+        quote!(return ::core::result::Result::Err(__tw_error))
+    } else {
+        quote!(return _tw::ToolFuture::ready(::core::result::Result::Err(__tw_error)))
+    };
     for (param, local) in tool.params.iter().zip(&locals) {
         let ty = param.ty;
         if param.ctx.is_some() {
@@ -40,7 +48,10 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
             };
             let take = if by_ref { quote!() } else { quote!(.clone()) };
             context_lets.push(quote_spanned! {ty.span()=>
-                let #local = _tw::__private::context::<#inner>(__tw_ctx, #tool_name)? #take;
+                let #local = match _tw::__private::context::<#inner>(__tw_ctx, #tool_name) {
+                    ::core::result::Result::Ok(__tw_value) => __tw_value,
+                    ::core::result::Result::Err(__tw_error) => #fail,
+                } #take;
             });
             context_types.push(quote!(_tw::ContextType::of::<#inner>()));
             continue;
@@ -84,18 +95,24 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
         quote!(#(#checks)&&*)
     };
 
-    let body = quote! {
-        let __TwArgs { #(#field_names),* } = __tw_prepared.downcast::<__TwArgs>()?;
-        #(#context_lets)*
-        let __tw_ret = #call;
-        #convert
+    let body = |finish: TokenStream| {
+        quote! {
+            let __TwArgs { #(#field_names),* } = match __tw_prepared.downcast::<__TwArgs>() {
+                ::core::result::Result::Ok(__tw_value) => __tw_value,
+                ::core::result::Result::Err(__tw_error) => #fail,
+            };
+            #(#context_lets)*
+            let __tw_ret = #call;
+            #finish
+        }
     };
     // A synchronous function runs now and its future is ready (nothing boxed); an async
     // one runs when the boxed future is polled.
     let run = if tool.is_async() {
+        let body = body(quote!(#convert));
         quote!(_tw::ToolFuture::new(async move { #body }))
     } else {
-        quote!(_tw::ToolFuture::ready((move || -> _tw::ToolOutcome { #body })()))
+        body(quote!(_tw::ToolFuture::ready({ #convert })))
     };
 
     let deserialize = reader.expand();
@@ -151,6 +168,7 @@ struct Reader {
     wire: Vec<String>,
     slots: Vec<TokenStream>,
     arms: Vec<TokenStream>,
+    fills: Vec<TokenStream>,
     inits: Vec<TokenStream>,
     seeds: Vec<TokenStream>,
 }
@@ -183,37 +201,25 @@ impl Reader {
                         }
                     }
                 });
-                quote!(_tw::__private::serde::de::MapAccess::next_value_seed(&mut __tw_map, #seed)?)
+                quote!(_tw::__private::read_arg_with(&mut __tw_map, &mut #local, #wire, #seed))
             }
-            None => quote!(_tw::__private::serde::de::MapAccess::next_value::<#ty>(&mut __tw_map)?),
+            None => quote!(_tw::__private::read_arg(&mut __tw_map, &mut #local, #wire)),
         };
-        self.arms.push(quote! {
-            #index => {
-                if #local.is_some() {
-                    return ::core::result::Result::Err(_tw::__private::duplicate(#wire));
-                }
-                #local = ::core::option::Option::Some(#read);
-            }
-        });
-        let absent = match (&param.options.default, &param.serde.deserialize_with) {
+        self.arms.push(quote!(#index => #read,));
+        // Every slot is filled before the struct is built: an argument not sent takes
+        // its default, or what its type reads an absence as (`None`), or is refused.
+        let fill = match (&param.options.default, &param.serde.deserialize_with) {
             (Some(_), _) => {
                 let default_fn = default_fn_name(param);
-                quote!(#default_fn())
+                quote!(_tw::__private::fill_default(&mut #local, #default_fn))
             }
             // serde's derive: a value read by a function of its own must be sent.
-            (None, Some(_)) => quote! {
-                return ::core::result::Result::Err(
-                    _tw::__private::serde::de::Error::missing_field(#wire),
-                )
-            },
-            (None, None) => quote!(_tw::__private::missing::<#ty, __A::Error>(#wire)?),
+            (None, Some(_)) => quote!(_tw::__private::require(&#local, #wire)),
+            (None, None) => quote!(_tw::__private::fill_absent(&mut #local, #wire)),
         };
-        self.inits.push(quote! {
-            #local: match #local {
-                ::core::option::Option::Some(__tw_value) => __tw_value,
-                ::core::option::Option::None => #absent,
-            }
-        });
+        self.fills.push(fill);
+        self.inits
+            .push(quote!(#local: _tw::__private::filled(#local)));
     }
 
     fn expand(self) -> TokenStream {
@@ -222,6 +228,7 @@ impl Reader {
             wire,
             slots,
             arms,
+            fills,
             inits,
             seeds,
         } = self;
@@ -254,17 +261,35 @@ impl Reader {
                         wire: &[#(#wire),*],
                     };
                     #(#slots)*
-                    while let ::core::option::Option::Some(__tw_index) =
-                        _tw::__private::serde::de::MapAccess::next_key_seed(&mut __tw_map, &__TW_FIELDS)?
-                    {
-                        match __tw_index {
-                            #(#arms)*
-                            _ => {
-                                _tw::__private::serde::de::MapAccess::next_value::<
-                                    _tw::__private::serde::de::IgnoredAny,
-                                >(&mut __tw_map)?;
+                    // One way out on an error (the slots are dropped in one place), and
+                    // no `?`: each is a branch and two calls in a debug build.
+                    let __tw_failed = 'read: {
+                        loop {
+                            let __tw_index = match _tw::__private::serde::de::MapAccess::next_key_seed(
+                                &mut __tw_map,
+                                &__TW_FIELDS,
+                            ) {
+                                ::core::result::Result::Ok(::core::option::Option::Some(__tw_index)) => __tw_index,
+                                ::core::result::Result::Ok(::core::option::Option::None) => break,
+                                ::core::result::Result::Err(__tw_error) => break 'read ::core::option::Option::Some(__tw_error),
+                            };
+                            let __tw_read = match __tw_index {
+                                #(#arms)*
+                                _ => _tw::__private::skip_value(&mut __tw_map),
+                            };
+                            if let ::core::result::Result::Err(__tw_error) = __tw_read {
+                                break 'read ::core::option::Option::Some(__tw_error);
                             }
                         }
+                        #(
+                            if let ::core::result::Result::Err(__tw_error) = #fills {
+                                break 'read ::core::option::Option::Some(__tw_error);
+                            }
+                        )*
+                        ::core::option::Option::None
+                    };
+                    if let ::core::option::Option::Some(__tw_error) = __tw_failed {
+                        return ::core::result::Result::Err(__tw_error);
                     }
                     ::core::result::Result::Ok(__TwArgs { #(#inits,)* })
                 }
