@@ -26,7 +26,6 @@ use toolwright::{Arguments, Context, Registry, Tool, ToolCall};
 
 /// Four problems: `room` is a number, `hour` is over 23, `minutes` is missing, and
 /// `minute` is not a parameter.
-const INVALID: &str = r#"{"room": 7, "hour": 25, "minute": 30}"#;
 
 /// Polls a future that is ready at once (the tools here are synchronous).
 fn ready<F: std::future::Future>(future: F) -> F::Output {

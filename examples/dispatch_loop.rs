@@ -10,8 +10,10 @@
 //! The call is the criterion benchmark's (`benches/dispatch.rs`): `book_room` with
 //! three valid arguments from JSON text, through `Registry::dispatch`, or through the
 //! hand-written dispatcher of that one tool, or the floor (serde into a struct and a
-//! direct call). With `--features otel`, `traced` dispatches with OpenTelemetry's SDK
-//! behind the spans.
+//! direct call); `call-only` builds the call and nothing else, so it can be subtracted.
+//! `invalid` and `jsonschema`: the benchmark's rejected call (four problems), through the
+//! tool's reader or the jsonschema crate. With `--features otel`, `traced` dispatches
+//! with OpenTelemetry's SDK behind the spans.
 //!
 //! Memory (resident set, from `/proc/self/status`):
 //!
@@ -27,8 +29,8 @@ use std::hint::black_box;
 use std::pin::pin;
 use std::task::{Context as TaskContext, Poll, Waker};
 
-use book_room::{BookRoom, BookRoomArgs, VALID};
-use toolwright::{Context, Registry, ToolCall};
+use book_room::{BookRoom, BookRoomArgs, INVALID, VALID};
+use toolwright::{Arguments, Context, Registry, Tool, ToolCall};
 
 /// Wait, then answer: an async tool that holds its call in flight.
 #[toolwright::tool(effect = "read_only")]
@@ -115,6 +117,28 @@ fn main() {
     let registry = Registry::new().with(BookRoom);
     let ctx = Context::new();
     let by_name = book_room::by_name();
+    // The rejected call of `benches/dispatch.rs`: every problem found and worded, by the
+    // tool's reader (fast path, then the validator) or by the jsonschema crate.
+    if mode == "invalid" || mode == "jsonschema" {
+        let schema = BookRoom.spec().input_schema.clone();
+        let baseline = jsonschema::draft202012::new(&schema).expect("a valid schema");
+        for _ in 0..count {
+            if mode == "invalid" {
+                let error = BookRoom.prepare(Arguments::Json(black_box(INVALID)));
+                assert_eq!(error.as_ref().map_err(|e| e.problems.len()).err(), Some(4));
+                black_box(error.err());
+            } else {
+                let instance: serde_json::Value = serde_json::from_str(black_box(INVALID)).unwrap();
+                let messages: Vec<String> = baseline
+                    .iter_errors(&instance)
+                    .map(|e| e.to_string())
+                    .collect();
+                assert_eq!(messages.len(), 4);
+                black_box(messages);
+            }
+        }
+        return;
+    }
     for n in 0..count {
         let call = ToolCall::new(format!("call_{n}"), "book_room", VALID);
         match mode.as_str() {
@@ -134,12 +158,17 @@ fn main() {
                 assert!(outcome.is_ok());
                 let _ = black_box((id, outcome));
             }
+            "call-only" => {
+                black_box(call);
+            }
             "floor" => {
                 let args: BookRoomArgs = serde_json::from_str(black_box(VALID)).unwrap();
                 black_box(book_room::book_room(args.room, args.hour, args.minutes));
                 black_box(call);
             }
-            other => panic!("unknown mode {other}: toolwright, hand-written or floor"),
+            other => panic!(
+                "unknown mode {other}: toolwright, hand-written, floor, call-only, invalid or jsonschema"
+            ),
         }
     }
 }
