@@ -19,7 +19,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 #[path = "support/book_room.rs"]
 mod book_room;
 
-use book_room::{BookRoom, BookRoomArgs, VALID, book_room, generated, registry_of};
+use book_room::{BookRoom, BookRoomArgs, INVALID, VALID, book_room, generated, registry_of};
 use serde::Deserialize;
 use serde_json::Value;
 use toolwright::{Arguments, Context, Registry, Tool, ToolCall};
