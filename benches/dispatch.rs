@@ -24,9 +24,6 @@ use serde::Deserialize;
 use serde_json::Value;
 use toolwright::{Arguments, Context, Registry, Tool, ToolCall};
 
-/// Four problems: `room` is a number, `hour` is over 23, `minutes` is missing, and
-/// `minute` is not a parameter.
-
 /// Polls a future that is ready at once (the tools here are synchronous).
 fn ready<F: std::future::Future>(future: F) -> F::Output {
     let mut future = pin!(future);

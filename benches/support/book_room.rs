@@ -50,8 +50,8 @@ pub fn book_room_direct(args: BookRoomArgs) -> String {
 
 pub const VALID: &str = r#"{"room": "Aalto", "hour": 9, "minutes": 30}"#;
 
-/// Four problems: a number for a string, an hour out of bounds, an unknown name and a
-/// missing one.
+/// Four problems: `room` is a number, `hour` is over 23, `minutes` is missing, and
+/// `minute` is not a parameter.
 pub const INVALID: &str = r#"{"room": 7, "hour": 25, "minute": 30}"#;
 
 /// The hand-written dispatcher's table: this one tool, by name.
