@@ -8,6 +8,12 @@
 //! `claim.rs` (the idempotency claim around a run), `run.rs` (the tool itself: panics,
 //! time limits, retries), `view.rs` (the result and what the model reads of it) and
 //! `schedule.rs` (batches by effect). Reading the arguments is `crate::arguments`.
+//!
+//! The phases a synchronous call goes through (`admit`, `execute`, `run_with_retries`,
+//! `start`, `finish` and what they call) are marked `#[inline]`, some `always`: they
+//! compile into the dispatch future as one function, so a finished outcome (80 bytes) and
+//! the arguments read (48) are moved once rather than through every phase's frame. What
+//! that saves is measured, not assumed: `scripts/callgrind-dispatch`.
 
 mod call;
 mod claim;
