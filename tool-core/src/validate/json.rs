@@ -187,9 +187,11 @@ impl std::fmt::Display for JsonPath {
 }
 
 fn is_plain_key(key: &str) -> bool {
-    let mut chars = key.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    // Bytes, not chars: a plain key is ASCII, and a byte of a multi-byte character is
+    // never an ASCII letter, digit or `_`, so there is nothing to decode.
+    let mut bytes = key.bytes();
+    matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 #[cfg(test)]
@@ -197,6 +199,24 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// A key that is an identifier is written after a dot; any other (a digit first, a
+    /// space, a non-ASCII letter, nothing) is quoted in brackets.
+    #[test]
+    fn keys_are_plain_only_when_they_are_identifiers() {
+        let path = |key: &str| {
+            let mut path = JsonPath::root();
+            path.push_key(key);
+            path.text()
+        };
+        assert_eq!(path("room"), "$.room");
+        assert_eq!(path("_x1"), "$._x1");
+        assert_eq!(path("1a"), r#"$["1a"]"#);
+        assert_eq!(path("a b"), r#"$["a b"]"#);
+        assert_eq!(path("é"), r#"$["é"]"#);
+        assert_eq!(path("aé"), r#"$["aé"]"#);
+        assert_eq!(path(""), r#"$[""]"#);
+    }
 
     #[test]
     fn numbers_compare_by_value() {
