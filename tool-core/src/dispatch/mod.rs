@@ -11,7 +11,7 @@
 //!
 //! The phases a synchronous call goes through (`admit`, `execute`, `run_with_retries`,
 //! `start`, `finish` and what they call) are marked `#[inline]`, some `always`: they
-//! compile into the dispatch future as one function, so a finished outcome (80 bytes) and
+//! compile into the dispatch future as one function, so a finished outcome (96 bytes) and
 //! the arguments read (48) are moved once rather than through every phase's frame. What
 //! that saves is measured, not assumed: `scripts/callgrind-dispatch`.
 
