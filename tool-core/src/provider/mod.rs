@@ -215,8 +215,10 @@ fn describe_examples(definition: &mut Value, examples: &[Value]) {
 }
 
 impl Registry {
-    /// Every tool's definition in `dialect`, in registration order; or every construct,
-    /// in every tool, that the dialect cannot express.
+    /// Every tool's definition in `dialect`, in registration order, tools turned off
+    /// with [`Registry::set_enabled`] included (what one caller is offered is
+    /// [`Registry::definitions_for`]); or every construct, in every tool, that the
+    /// dialect cannot express.
     pub fn definitions(&self, dialect: Dialect) -> Result<Vec<Value>, Vec<LoweringError>> {
         // Rendered afresh: for a large catalog, copying kept `Value`s costs as much as
         // lowering them again (measured with 10,000 tools, benches/dispatch.rs).
