@@ -135,7 +135,7 @@ impl Registry {
                         crate::timer::sleep(retry.backoff * 2u32.saturating_pow(attempt - 1)).await;
                         attempt += 1;
                         outcome = match tool.prepare(arguments) {
-                            // Boxed: a retry is rare, and inline its run would make
+                            // Boxed: a retry is rare, and its run held inline would make
                             // every call in flight carry a second run's state.
                             Ok(prepared) => Box::pin(self.run_prepared(ctx, tool, prepared)).await,
                             Err(error) => Err(error),
