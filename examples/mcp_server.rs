@@ -40,9 +40,12 @@
 //!
 //! - `--oauth-issuer URL`: the authorization server (its key set is found through its
 //!   RFC 8414 metadata); `--resource URL`: the URL clients dial (default: the bound
-//!   address's `/mcp`).
+//!   address's `/mcp`). Requests are answered only when their `Host` is loopback, the
+//!   resource URL's host, or one given with `--allowed-host HOST` (DNS-rebinding
+//!   protection; `--resource` alone, without OAuth, also names the public host).
 //! - `--max-connections N`, `--max-in-flight N`, `--header-timeout-ms N`,
-//!   `--body-timeout-ms N`, `--idle-timeout-ms N`, `--shutdown-grace-ms N`: the HTTP
+//!   `--body-timeout-ms N`, `--idle-timeout-ms N`, `--write-timeout-ms N`,
+//!   `--shutdown-grace-ms N`: the HTTP
 //!   limits (`toolwright::mcp::HttpLimits`; defaults in the README).
 //!
 //! SIGTERM or Ctrl-C stops it gracefully: no new requests, calls in flight finish within
@@ -159,10 +162,11 @@ struct Options {
     client_approval: bool,
     oauth_issuer: Option<String>,
     resource: Option<String>,
+    allowed_hosts: Vec<String>,
     limits: HttpLimits,
 }
 
-const USAGE: &str = "usage: mcp_server [--http 127.0.0.1:PORT] [--workspace DIR] [--store URL|PATH] [--lease-ms N] [--ledger PATH] [--client-approval] [--oauth-issuer URL] [--resource URL] [--max-connections N] [--max-in-flight N] [--header-timeout-ms N] [--body-timeout-ms N] [--idle-timeout-ms N] [--shutdown-grace-ms N]";
+const USAGE: &str = "usage: mcp_server [--http 127.0.0.1:PORT] [--workspace DIR] [--store URL|PATH] [--lease-ms N] [--ledger PATH] [--client-approval] [--oauth-issuer URL] [--resource URL] [--max-connections N] [--max-in-flight N] [--header-timeout-ms N] [--body-timeout-ms N] [--idle-timeout-ms N] [--write-timeout-ms N] [--shutdown-grace-ms N] [--allowed-host HOST]...";
 
 fn number(arg: &str, value: String) -> Result<u64, String> {
     value
@@ -180,6 +184,7 @@ fn options() -> Result<Options, String> {
         client_approval: false,
         oauth_issuer: None,
         resource: None,
+        allowed_hosts: Vec::new(),
         limits: HttpLimits::default(),
     };
     let mut args = std::env::args().skip(1);
@@ -217,6 +222,10 @@ fn options() -> Result<Options, String> {
             "--idle-timeout-ms" => {
                 options.limits.idle_timeout = Duration::from_millis(number(&arg, value()?)?);
             }
+            "--write-timeout-ms" => {
+                options.limits.write_timeout = Duration::from_millis(number(&arg, value()?)?);
+            }
+            "--allowed-host" => options.allowed_hosts.push(value()?),
             "--shutdown-grace-ms" => {
                 options.limits.shutdown_grace = Duration::from_millis(number(&arg, value()?)?);
             }
@@ -283,12 +292,24 @@ async fn main() -> Result<(), String> {
                 .await
                 .map_err(|e| format!("--http {addr}: {e}"))?;
             let bound = listener.local_addr().map_err(|e| e.to_string())?;
-            let mut http = HttpServer::new(server).with_limits(options.limits);
+            let mut http = HttpServer::new(server)
+                .with_limits(options.limits)
+                .with_allowed_hosts(options.allowed_hosts);
             if let Some(issuer) = options.oauth_issuer {
                 let resource = options
                     .resource
                     .unwrap_or_else(|| format!("http://{bound}/mcp"));
                 http = http.with_auth(oauth(&issuer, &resource).await?);
+            } else if let Some(resource) = &options.resource {
+                // Without OAuth the resource URL still names the public host.
+                let host = resource
+                    .split("://")
+                    .nth(1)
+                    .and_then(|rest| rest.split('/').next())
+                    .ok_or(format!(
+                        "--resource {resource}: give a URL such as https://tools.example.com/mcp"
+                    ))?;
+                http = http.with_allowed_hosts([host]);
             }
             eprintln!("mcp_server: Streamable HTTP on http://{bound}/mcp");
             let served = http.serve_until(listener, shutdown_signal()).await;

@@ -6,7 +6,7 @@
 #![deny(missing_docs)]
 
 pub use toolwright_core::provider::Dialect;
-pub use toolwright_core::schema::lower::{LoweringError, Target};
+pub use toolwright_core::schema::lower::{LoweringError, LoweringErrors, Target};
 pub use toolwright_core::{
     Annotations, Arguments, CallArguments, Content, ContentBlock, Context, ContextType, DryRun,
     DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event, IntoToolOutput, MissingContext,

@@ -23,6 +23,8 @@ fn leaf() -> BoxedStrategy<Value> {
         any::<u64>().prop_map(Value::from),
         (-1e6f64..1e6).prop_map(Value::from),
         Just(json!(1.0)),
+        Just(json!(-3.0)),
+        Just(json!(1e3)),
         Just(json!(1.5)),
         "[a-zA-Z0-9 -]{0,12}".prop_map(Value::String),
     ]
@@ -86,7 +88,14 @@ fn shaped(schema: &Value, root: &Value, depth: usize) -> BoxedStrategy<Value> {
                     .and_then(Value::as_i64)
                     .unwrap_or(min + 10)
                     .min(min + 1000);
-                (min - 2..=max + 2).prop_map(Value::from).boxed()
+                // Integer literals, the same values written as whole floats (`5.0`,
+                // an integer in JSON Schema, read as one), and values with a fraction.
+                prop_oneof![
+                    4 => (min - 2..=max + 2).prop_map(Value::from),
+                    2 => (min - 2..=max + 2).prop_map(|n| Value::from(n as f64)),
+                    1 => (min - 2..=max + 2).prop_map(|n| Value::from(n as f64 + 0.5)),
+                ]
+                .boxed()
             }
             "number" => prop_oneof![
                 (-500.0f64..500.0).prop_map(Value::from),

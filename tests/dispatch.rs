@@ -149,8 +149,91 @@ fn constraints_are_checked_on_the_fast_path_too() {
         .collect();
     assert_eq!(
         problems,
-        ["$.note.title: must be at least 1 characters long, got 0"]
+        ["$.note.title: must be at least 1 character long, got 0"]
     );
+    // `#[arg(items(...))]`: each tag is checked, on the fast path and explained by the
+    // slow one with the item's path.
+    let result = block_on(registry().dispatch(
+        &ctx(),
+        ToolCall::new(
+            "c",
+            "save_note",
+            r#"{"note": {"title": "t", "body": "b", "tags": ["ok", ""]}}"#,
+        ),
+    ));
+    let problems: Vec<String> = result
+        .error()
+        .expect("an empty tag is refused")
+        .problems
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        problems,
+        ["$.note.tags[1]: must be at least 1 character long, got 0"]
+    );
+    let result = block_on(registry().dispatch(
+        &ctx(),
+        ToolCall::new(
+            "c",
+            "save_note",
+            r#"{"note": {"title": "t", "body": "b", "tags": ["ok", "fine"]}}"#,
+        ),
+    ));
+    assert!(!result.is_error(), "{}", result.for_model());
+}
+
+/// JSON Schema calls `5.0` an integer, so a client that validated against the published
+/// schema sends it: read as the integer on every path (text or parsed arguments, every
+/// dialect's decoding, fast path and slow), and still refused with a fraction or out of
+/// range.
+#[test]
+fn a_whole_float_for_an_integer_is_read_as_that_integer_everywhere() {
+    let registry = registry();
+    let ctx = ctx();
+    for dialect in toolwright::Dialect::ALL {
+        for (arguments, outcome) in [
+            (json!({"query": "x", "max_results": 5.0}), Ok(())),
+            (json!({"query": "x", "max_results": 1e1}), Ok(())),
+            (
+                json!({"query": "x", "max_results": 5.5}),
+                Err("$.max_results: expected integer or null, got number 5.5"),
+            ),
+            (
+                json!({"query": "x", "max_results": 51.0}),
+                Err("$.max_results: must be <= 50, got 51.0"),
+            ),
+            (
+                json!({"query": "", "max_results": 5.0}),
+                Err("$.query: must be at least 1 character long, got 0"),
+            ),
+        ] {
+            let text = arguments.to_string();
+            for call in [
+                ToolCall::new("f", "search_notes", arguments.clone()),
+                ToolCall::new("f", "search_notes", text.as_str()),
+            ] {
+                let result = block_on(registry.dispatch(&ctx, call.written_for(dialect)));
+                match outcome {
+                    Ok(()) => assert!(
+                        !result.is_error(),
+                        "{dialect:?} {text}: {}",
+                        result.for_model()
+                    ),
+                    Err(problem) => {
+                        let problems: Vec<String> = result
+                            .error()
+                            .unwrap_or_else(|| panic!("{dialect:?} {text} ran"))
+                            .problems
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect();
+                        assert_eq!(problems, [problem], "{dialect:?} {text}");
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use opentelemetry::Value as OtelValue;
+use opentelemetry::trace::Status;
 use opentelemetry_sdk::metrics::in_memory_exporter::InMemoryMetricExporter;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
@@ -192,17 +193,29 @@ fn every_call_is_a_span_by_the_genai_conventions_with_toolwrights_attributes() {
         );
     }
     assert_eq!(attribute(&span, "error.type"), None);
+    assert_eq!(span.status, Status::Unset);
+    // No source locations: they are the build machine's paths.
+    let located: Vec<&str> = span
+        .attributes
+        .iter()
+        .map(|kv| kv.key.as_str())
+        .filter(|key| key.starts_with("code."))
+        .collect();
+    assert!(located.is_empty(), "{located:?} on {span:?}");
     assert_eq!(
         children(&span),
         ["fit_output", "policy", "read_arguments", "run"]
     );
 
-    // An invalid call: error.type is its category.
+    // An invalid call: error.type is its category, the status is Error and its
+    // description carries no argument value.
     dispatch(ToolCall::new("bad-1", "greet", json!({"name": 7})));
+    let span = call_span("bad-1");
     assert_eq!(
-        text(&call_span("bad-1"), "error.type").as_deref(),
+        text(&span, "error.type").as_deref(),
         Some("invalid_arguments")
     );
+    assert_eq!(span.status, Status::error("invalid_arguments"));
 
     // A denied call (the caller lacks the tool's scope).
     dispatch(ToolCall::new("denied-1", "wipe", json!({})));
@@ -258,6 +271,7 @@ fn every_call_is_a_span_by_the_genai_conventions_with_toolwrights_attributes() {
         Some(&OtelValue::I64(2))
     );
     assert_eq!(text(&span, "error.type").as_deref(), Some("failed"));
+    assert_eq!(span.status, Status::error("failed"));
 
     // A batch: two reads share turn 0, the payment runs alone in turn 1.
     let mut payment = ToolCall::new("b-3", "pay", json!({"amount": 9}));

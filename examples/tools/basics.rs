@@ -23,6 +23,7 @@ pub struct Note {
     pub body: String,
     /// Labels to find the note by.
     #[serde(default)]
+    #[arg(max_items = 8, items(min_length = 1, max_length = 32))]
     pub tags: Vec<String>,
 }
 

@@ -106,7 +106,11 @@ pub fn install(
     let filter = tracing_subscriber::filter::Targets::new()
         .with_target("toolwright", tracing::Level::TRACE)
         .with_default(tracing::Level::INFO);
+    // No source locations (`code.file.path`, `code.line.number`, ...): they are the
+    // build machine's paths, noise in every trace and a leak of the build layout. A user
+    // who wants them installs a layer of their own.
     let layer = tracing_opentelemetry::layer()
+        .with_location(false)
         .with_tracer(tracer.tracer("toolwright"))
         .with_filter(filter);
     tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer))?;

@@ -123,6 +123,29 @@ impl Policy for AllowAll {
     }
 }
 
+/// The policy for an MCP server whose host asks its user before every call: Claude
+/// Desktop, Claude Code, Cursor and VS Code show each tool call (with the tool's
+/// `destructiveHint` and `openWorldHint`, which toolwright sends from the effect) and run
+/// it only once the person agrees. Every call is allowed here, since the person already
+/// said yes; scopes and visibility still apply.
+///
+/// Under the default [`EffectPolicy`], a destructive or external tool answers
+/// `awaiting_approval` with a ticket such a host has no way to resume, so the call never
+/// completes. `registry.with_policy(HostConfirms)` is the one line that fits these
+/// hosts. Keep the default where nobody confirms (a model running unattended, a client
+/// of your own that resumes tickets, or [`McpServer::with_client_approval`] on
+/// 2026-07-28 clients that ask through elicitation).
+///
+/// [`McpServer::with_client_approval`]: https://docs.rs/toolwright/latest/toolwright/mcp/struct.McpServer.html#method.with_client_approval
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HostConfirms;
+
+impl Policy for HostConfirms {
+    fn decide(&self, _: &PolicyRequest<'_>) -> Result<Decision, String> {
+        Ok(Decision::Allow)
+    }
+}
+
 /// A visibility rule for [`Registry::with_visibility`](crate::Registry::with_visibility):
 /// a tool is offered to a caller holding every scope it needs (`#[tool(scopes = [...])]`),
 /// and a context without a [`Caller`] sees only the tools that need none.

@@ -14,6 +14,7 @@
 //! |---|---|
 //! | `gen_ai.operation.name` = `execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type` = `function` | always |
 //! | `error.type` | the call failed: its category (`invalid_arguments`, `denied`, `timeout`, ...) |
+//! | `otel.status_code` = `ERROR`, `otel.status_description` | the call failed: the span's status is Error, described by the category alone (never an argument value) |
 //! | `gen_ai.tool.description` | opt-in: [`Telemetry::record_description`] |
 //! | `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result` | opt-in: [`Telemetry::record_arguments`], [`Telemetry::record_results`]; cut to [`Telemetry::max_recorded_bytes`], through [`Telemetry::redact`] |
 //! | `toolwright.effect`, `toolwright.effect.classified` | the declared effect class, and this call's (a command classified by what it does) |
@@ -139,6 +140,8 @@ fn listened_call_span(call: &ToolCall) -> Span {
         gen_ai.tool.call.arguments = Empty,
         gen_ai.tool.call.result = Empty,
         error.type = Empty,
+        otel.status_code = Empty,
+        otel.status_description = Empty,
         toolwright.effect = Empty,
         toolwright.effect.classified = Empty,
         toolwright.policy.decision = Empty,

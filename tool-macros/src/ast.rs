@@ -96,7 +96,9 @@ impl<'a> ToolFn<'a> {
             docs: docs::parse(&item.attrs, errors),
             name,
             name_span,
-            companion: format_ident!("{}", pascal_case(&fn_name), span = item.sig.ident.span()),
+            companion: options.companion.clone().unwrap_or_else(|| {
+                format_ident!("{}", pascal_case(&fn_name), span = item.sig.ident.span())
+            }),
             params,
             output: Output::from_return(&item.sig.output),
             options,

@@ -21,6 +21,9 @@ pub struct ToolOptions {
     pub open_world: Option<bool>,
     #[darling(rename = "crate")]
     pub krate: Option<syn::Path>,
+    /// `companion = EventTool`: the name of the generated unit struct (default: the
+    /// function's name in PascalCase).
+    pub companion: Option<syn::Ident>,
     pub scopes: Option<SpannedValue<StringList>>,
     pub classify: Option<syn::Path>,
     pub approval: Option<syn::Path>,
@@ -63,17 +66,11 @@ pub struct ArgOptions {
     pub description: Option<String>,
     pub rename: Option<SpannedValue<String>>,
     pub default: Option<ExprValue>,
-    pub minimum: Option<SpannedValue<Number>>,
-    pub maximum: Option<SpannedValue<Number>>,
-    pub exclusive_minimum: Option<SpannedValue<Number>>,
-    pub exclusive_maximum: Option<SpannedValue<Number>>,
-    pub multiple_of: Option<SpannedValue<Number>>,
-    pub min_length: Option<SpannedValue<u64>>,
-    pub max_length: Option<SpannedValue<u64>>,
-    pub pattern: Option<SpannedValue<String>>,
-    pub format: Option<SpannedValue<String>>,
-    pub min_items: Option<SpannedValue<u64>>,
-    pub max_items: Option<SpannedValue<u64>>,
+    /// `minimum = 1`, `pattern = "..."`, ...: what the value itself must meet.
+    #[darling(flatten)]
+    pub constraints: Constraints,
+    /// `items(format = "email")`: what each item of a list must meet.
+    pub items: Option<SpannedValue<Constraints>>,
     #[darling(multiple, rename = "example")]
     pub examples: Vec<ExprValue>,
     pub resource: Option<SpannedValue<bool>>,
@@ -88,6 +85,22 @@ pub struct ArgOptions {
     /// `schemars`: the schema from the type's `schemars::JsonSchema` impl (feature
     /// `schemars`).
     pub schemars: Option<SpannedValue<bool>>,
+}
+
+/// The constraint keys of `#[arg(...)]`, and of its `items(...)` group.
+#[derive(Default, FromMeta)]
+pub struct Constraints {
+    pub minimum: Option<SpannedValue<Number>>,
+    pub maximum: Option<SpannedValue<Number>>,
+    pub exclusive_minimum: Option<SpannedValue<Number>>,
+    pub exclusive_maximum: Option<SpannedValue<Number>>,
+    pub multiple_of: Option<SpannedValue<Number>>,
+    pub min_length: Option<SpannedValue<u64>>,
+    pub max_length: Option<SpannedValue<u64>>,
+    pub pattern: Option<SpannedValue<String>>,
+    pub format: Option<SpannedValue<String>>,
+    pub min_items: Option<SpannedValue<u64>>,
+    pub max_items: Option<SpannedValue<u64>>,
 }
 
 /// An expression taken as written: `default = "text"` is the string `"text"` (darling's
@@ -132,7 +145,7 @@ pub enum KeywordValue {
     String(String),
 }
 
-impl ArgOptions {
+impl Constraints {
     /// The constraint keywords, in a stable order.
     pub fn keywords(&self) -> Vec<Keyword> {
         let mut keywords = Vec::new();
@@ -263,6 +276,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "idempotent",
     "open_world",
     "crate",
+    "companion",
     "scopes",
     "classify",
     "approval",
@@ -286,6 +300,7 @@ pub const ARG_KEYS: &[&str] = &[
     "format",
     "min_items",
     "max_items",
+    "items",
     "example",
     "resource",
     "mcp_header",

@@ -5,7 +5,7 @@ use proc_macro2::Span;
 use syn::{FnArg, Pat, Safety, Type};
 
 use crate::ast::{Param, ToolFn};
-use crate::attr::{ArgOptions, KeywordValue, Number};
+use crate::attr::{ArgOptions, Constraints, KeywordValue, Number};
 use crate::errors::{Errors, closest};
 
 /// Effect classes, as written in `#[tool(effect = "...")]`.
@@ -13,6 +13,7 @@ pub const EFFECTS: [&str; 5] = ["read_only", "write", "destructive", "external",
 
 pub fn check_tool(tool: &ToolFn<'_>, errors: &Errors) {
     check_signature(tool, errors);
+    check_companion(tool, errors);
     check_name(tool, errors);
     check_description(tool, errors);
     check_effect(tool, errors);
@@ -31,6 +32,90 @@ pub fn check_tool(tool: &ToolFn<'_>, errors: &Errors) {
         NameSource::Parameter,
         errors,
     );
+}
+
+/// The companion struct must not clash with a type the signature names: `fn event() ->
+/// Event` beside the user's `struct Event` would otherwise fail with rustc's "defined
+/// multiple times" and two errors about the derives, none of which mentions `#[tool]`.
+/// A type named by one identifier (`Event`, `Vec<Event>`, `Event::Id`) is in scope here,
+/// so the companion would clash with it or, after a glob import, silently replace it.
+fn check_companion(tool: &ToolFn<'_>, errors: &Errors) {
+    if tool.method.is_some() {
+        if let Some(companion) = &tool.options.companion {
+            errors.error_spanned_by(
+                companion,
+                "`companion` names the struct `#[tool]` generates beside a free function; a `#[toolset]` method has none: remove it",
+            );
+        }
+        return;
+    }
+    if let Some(span) = companion_clash(tool) {
+        let companion = &tool.companion;
+        let function = &tool.item.sig.ident;
+        let message = match &tool.options.companion {
+            Some(_) => format!(
+                "`#[tool(companion = {companion})]` names the generated struct like a type this signature uses: pick another name"
+            ),
+            None => format!(
+                "`#[tool]` generates a unit struct `{companion}` for `fn {function}` (its companion, which implements `Tool`), and this signature uses another type named `{companion}`: the two would clash. Name the companion yourself: `#[tool(companion = {companion}Tool)]`"
+            ),
+        };
+        errors.error_at(span, message);
+    }
+}
+
+/// Where the signature names a type called like the companion, if it does.
+pub fn companion_clash(tool: &ToolFn<'_>) -> Option<Span> {
+    if tool.method.is_some() {
+        return None;
+    }
+    let sig = &tool.item.sig;
+    let output = &sig.output;
+    sig.inputs
+        .iter()
+        .filter_map(|input| match input {
+            FnArg::Typed(typed) => Some(quote::quote!(#typed)),
+            FnArg::Receiver(_) => None,
+        })
+        .chain(std::iter::once(quote::quote!(#output)))
+        .find_map(|tokens| single_segment_use(tokens, &tool.companion))
+}
+
+/// Where `tokens` name `ident` as a path's first segment (not after `::`).
+fn single_segment_use(
+    tokens: proc_macro2::TokenStream,
+    ident: &syn::Ident,
+) -> Option<proc_macro2::Span> {
+    use proc_macro2::TokenTree;
+    let mut after_colons = false;
+    let mut colons = 0;
+    for tree in tokens {
+        match tree {
+            TokenTree::Group(group) => {
+                if let Some(span) = single_segment_use(group.stream(), ident) {
+                    return Some(span);
+                }
+                after_colons = false;
+                colons = 0;
+            }
+            TokenTree::Punct(punct) if punct.as_char() == ':' => {
+                colons += 1;
+                after_colons = colons >= 2;
+            }
+            TokenTree::Ident(found) => {
+                if found == *ident && !after_colons {
+                    return Some(found.span());
+                }
+                after_colons = false;
+                colons = 0;
+            }
+            _ => {
+                after_colons = false;
+                colons = 0;
+            }
+        }
+    }
+    None
 }
 
 /// The function must be one the companion can call: no receiver, generics, `unsafe`,
@@ -182,7 +267,21 @@ fn check_effect(tool: &ToolFn<'_>, errors: &Errors) {
     if EFFECTS.contains(&effect.as_str()) {
         return;
     }
-    let hint = match closest(effect, EFFECTS) {
+    // Words people reach for first, mapped to the class that means them.
+    let synonym = match effect
+        .to_ascii_lowercase()
+        .replace(['-', ' '], "_")
+        .as_str()
+    {
+        "delete" | "remove" | "irreversible" | "dangerous" => Some("destructive"),
+        "readonly" | "read" | "safe" | "query" | "get" => Some("read_only"),
+        "network" | "remote" | "side_effect" | "money" | "payment" | "email" | "open_world" => {
+            Some("external")
+        }
+        "mutate" | "update" | "modify" | "create" | "edit" => Some("write"),
+        _ => None,
+    };
+    let hint = match synonym.or_else(|| closest(effect, EFFECTS)) {
         Some(close) => format!("; did you mean \"{close}\"?"),
         None => String::new(),
     };
@@ -425,23 +524,41 @@ pub fn check_constraints(options: &ArgOptions, errors: &Errors) {
             "`schema_with`, `schema_as` and `schemars` each give this value's schema: keep one (`schema_as = Type` borrows a type's schema, `schema_with = path` calls a function that returns one, `schemars` takes the type's `schemars::JsonSchema`)",
         );
     }
+    check_constraint_values(&options.constraints, ("#[arg(", ")]"), errors);
+    if let Some(items) = &options.items {
+        check_constraint_values(items, ("#[arg(items(", "))]"), errors);
+    }
+}
+
+/// The values of one group of constraints; `attr` opens and closes the attribute as the
+/// user wrote it (`#[arg(` … `)]` or `#[arg(items(` … `))]`), for messages.
+fn check_constraint_values(
+    constraints: &Constraints,
+    (attr, close): (&str, &str),
+    errors: &Errors,
+) {
     let pairs = [
-        (&options.minimum, &options.maximum, "minimum", "maximum"),
         (
-            &options.exclusive_minimum,
-            &options.exclusive_maximum,
+            &constraints.minimum,
+            &constraints.maximum,
+            "minimum",
+            "maximum",
+        ),
+        (
+            &constraints.exclusive_minimum,
+            &constraints.exclusive_maximum,
             "exclusive_minimum",
             "exclusive_maximum",
         ),
         (
-            &options.minimum,
-            &options.exclusive_maximum,
+            &constraints.minimum,
+            &constraints.exclusive_maximum,
             "minimum",
             "exclusive_maximum",
         ),
         (
-            &options.exclusive_minimum,
-            &options.maximum,
+            &constraints.exclusive_minimum,
+            &constraints.maximum,
             "exclusive_minimum",
             "maximum",
         ),
@@ -458,7 +575,7 @@ pub fn check_constraints(options: &ArgOptions, errors: &Errors) {
                 errors.error_at(
                     low.span(),
                     format!(
-                        "`#[arg({low_key} = {})]` is above `{high_key} = {}`: no value can satisfy both; swap them or fix one",
+                        "`{attr}{low_key} = {}{close}` is above `{high_key} = {}`: no value can satisfy both; swap them or fix one",
                         number_text(**low),
                         number_text(**high)
                     ),
@@ -466,24 +583,24 @@ pub fn check_constraints(options: &ArgOptions, errors: &Errors) {
             }
         }
     }
-    if let Some(multiple_of) = &options.multiple_of
+    if let Some(multiple_of) = &constraints.multiple_of
         && multiple_of.as_f64() <= 0.0
     {
         errors.error_at(
             multiple_of.span(),
-            "`#[arg(multiple_of = ...)]` must be greater than 0",
+            format!("`{attr}multiple_of = ...{close}` must be greater than 0"),
         );
     }
     let counts = [
         (
-            &options.min_length,
-            &options.max_length,
+            &constraints.min_length,
+            &constraints.max_length,
             "min_length",
             "max_length",
         ),
         (
-            &options.min_items,
-            &options.max_items,
+            &constraints.min_items,
+            &constraints.max_items,
             "min_items",
             "max_items",
         ),
@@ -495,27 +612,30 @@ pub fn check_constraints(options: &ArgOptions, errors: &Errors) {
             errors.error_at(
                 low.span(),
                 format!(
-                    "`#[arg({low_key} = {})]` is above `{high_key} = {}`: no value can satisfy both; swap them or fix one",
+                    "`{attr}{low_key} = {}{close}` is above `{high_key} = {}`: no value can satisfy both; swap them or fix one",
                     **low, **high
                 ),
             );
         }
     }
-    if let Some(pattern) = &options.pattern
+    if let Some(pattern) = &constraints.pattern
         && let Err(error) = regex_syntax::Parser::new().parse(pattern)
     {
         errors.error_at(
             pattern.span(),
-            format!("`#[arg(pattern = ...)]` is not a valid regular expression:\n{error}"),
+            format!("`{attr}pattern = ...{close}` is not a valid regular expression:\n{error}"),
         );
     }
-    for keyword in options.keywords() {
+    for keyword in constraints.keywords() {
         if let KeywordValue::Number(Number::Float(value)) = keyword.value
             && !value.is_finite()
         {
             errors.error_at(
                 keyword.span,
-                format!("`#[arg({} = ...)]` must be a finite number", keyword.key),
+                format!(
+                    "`{attr}{} = ...{close}` must be a finite number",
+                    keyword.key
+                ),
             );
         }
     }

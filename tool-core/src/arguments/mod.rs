@@ -6,9 +6,12 @@
 //! typed constraint checks) and, only when that fails, the slow path ([`slow`]: every
 //! problem the schema finds, each with its path).
 
+mod integers;
 mod lowered;
 mod slow;
 pub(crate) mod strict;
+
+pub(crate) use integers::{has_float, whole_floats_as_integers};
 
 use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;

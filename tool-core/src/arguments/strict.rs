@@ -3,7 +3,10 @@
 //! serde's derived `Deserialize` for a struct also accepts a JSON array of its fields in
 //! order (`["C-1", 500]` for `{customer, amount}`). The schema says `object`, so the
 //! validator rejects such an array; wrapped in [`Strict`], the deserializer rejects it
-//! too, and the two agree. Everything else is passed through unchanged, at every depth.
+//! too, and the two agree. A whole-number float read for a Rust integer (`5.0` for a
+//! `u32`) is read as that integer, because JSON Schema calls it one: a client that
+//! validates against the published schema and a model that writes `5.0` are both right.
+//! Everything else is passed through unchanged, at every depth.
 
 use std::cell::Cell;
 use std::fmt;
@@ -31,6 +34,14 @@ macro_rules! forward_as_any {
     )*};
 }
 
+macro_rules! forward_as_integer {
+    ($($method:ident;)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+            self.0.deserialize_any(Whole(visitor))
+        }
+    )*};
+}
+
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Strict<D> {
     type Error = D::Error;
 
@@ -40,6 +51,13 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Strict<D> {
     // read integers beyond 64 bits exactly).
     forward_as_any! {
         deserialize_bool;
+        deserialize_f32;
+        deserialize_f64;
+        deserialize_str;
+        deserialize_string;
+    }
+
+    forward_as_integer! {
         deserialize_i8;
         deserialize_i16;
         deserialize_i32;
@@ -48,16 +66,20 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Strict<D> {
         deserialize_u16;
         deserialize_u32;
         deserialize_u64;
-        deserialize_f32;
-        deserialize_f64;
-        deserialize_str;
-        deserialize_string;
+    }
+
+    // 128-bit integers keep their typed methods (which read integers beyond 64 bits
+    // exactly), with whole floats read as integers like the others.
+    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        self.0.deserialize_i128(Whole(visitor))
+    }
+
+    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        self.0.deserialize_u128(Whole(visitor))
     }
 
     forward! {
         deserialize_any();
-        deserialize_i128();
-        deserialize_u128();
         deserialize_char();
         deserialize_bytes();
         deserialize_byte_buf();
@@ -152,7 +174,7 @@ pub(crate) fn explaining(
 }
 
 macro_rules! wrapping_visitor {
-    ($name:ident, $seq:expr) => {
+    ($name:ident, $seq:expr, $float:expr) => {
         impl<'de, V: Visitor<'de>> Visitor<'de> for $name<V> {
             type Value = V::Value;
 
@@ -173,7 +195,6 @@ macro_rules! wrapping_visitor {
                 visit_u64(u64);
                 visit_u128(u128);
                 visit_f32(f32);
-                visit_f64(f64);
                 visit_char(char);
                 visit_str(&str);
                 visit_borrowed_str(&'de str);
@@ -181,6 +202,11 @@ macro_rules! wrapping_visitor {
                 visit_bytes(&[u8]);
                 visit_borrowed_bytes(&'de [u8]);
                 visit_byte_buf(Vec<u8>);
+            }
+
+            fn visit_f64<E: de::Error>(self, value: f64) -> Result<Self::Value, E> {
+                let visit: fn(Self, f64) -> Result<Self::Value, Mismatch> = $float;
+                visit(self, value).map_err(Mismatch::into_error)
             }
 
             fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
@@ -221,15 +247,45 @@ macro_rules! wrapping_visitor {
     };
 }
 
-wrapping_visitor!(Wrap, |this, seq| this.0.visit_seq(StrictSeq(seq)));
+wrapping_visitor!(
+    Wrap,
+    |this, seq| this.0.visit_seq(StrictSeq(seq)),
+    |this, value| this.0.visit_f64(value)
+);
+
+/// A Rust integer's visitor: a whole-number float is visited as the integer it is, so
+/// `5.0` reads as `5` and `300.0` for a `u8` is refused as the integer 300 would be.
+/// A float with a fraction, or beyond 64 bits, is visited as the float (and refused).
+struct Whole<V>(V);
+
+wrapping_visitor!(
+    Whole,
+    |this, seq| this.0.visit_seq(StrictSeq(seq)),
+    |this, value| {
+        // 2^64 and -2^63, exactly representable: every whole float in between converts
+        // without loss.
+        const U64_END: f64 = 18_446_744_073_709_551_616.0;
+        const I64_START: f64 = -9_223_372_036_854_775_808.0;
+        if value.fract() != 0.0 || !value.is_finite() {
+            this.0.visit_f64(value)
+        } else if (0.0..U64_END).contains(&value) {
+            this.0.visit_u64(value as u64)
+        } else if (I64_START..0.0).contains(&value) {
+            this.0.visit_i64(value as i64)
+        } else {
+            this.0.visit_f64(value)
+        }
+    }
+);
 
 /// A struct's visitor: refuses a sequence, as the schema does.
 struct MapOnly<V>(V);
 
-wrapping_visitor!(MapOnly, |this, _seq| Err(de::Error::invalid_type(
-    de::Unexpected::Seq,
-    &this
-)));
+wrapping_visitor!(
+    MapOnly,
+    |this, _seq| Err(de::Error::invalid_type(de::Unexpected::Seq, &this)),
+    |this, value| this.0.visit_f64(value)
+);
 
 struct StrictSeed<S>(S);
 
@@ -367,6 +423,31 @@ mod tests {
         assert_eq!(line.unwrap().points, [Point { x: 5, y: 6 }]);
         assert!(Point::deserialize(Strict(&json!([1, 2]))).is_err());
         assert!(Point::deserialize(Strict(&json!({"x": 1, "y": 2}))).is_ok());
+    }
+
+    #[test]
+    fn whole_floats_are_read_as_integers_at_any_depth() {
+        assert_eq!(strict::<u32>("5.0").unwrap(), 5);
+        assert_eq!(strict::<i8>("-128.0").unwrap(), -128);
+        assert_eq!(strict::<u64>("1e3").unwrap(), 1000);
+        assert_eq!(strict::<i128>("-7.0").unwrap(), -7);
+        assert_eq!(strict::<Option<u16>>("2.0").unwrap(), Some(2));
+        assert_eq!(strict::<Vec<i64>>("[1.0, -2.0, 3]").unwrap(), [1, -2, 3]);
+        assert_eq!(
+            strict::<Point>(r#"{"x": 1.0, "y": -0.0}"#).unwrap(),
+            Point { x: 1, y: 0 }
+        );
+        assert_eq!(u32::deserialize(Strict(&json!(9.0))).unwrap(), 9);
+        // A fraction, a value out of the type's range, or beyond 64 bits is still refused.
+        assert!(strict::<u32>("5.5").is_err());
+        assert!(strict::<u8>("300.0").is_err());
+        assert!(strict::<u32>("-1.0").is_err());
+        assert!(strict::<u64>("1e20").is_err());
+        assert!(strict::<i32>("\"5\"").is_err());
+        // Floats and values of any type stay as they were written.
+        assert_eq!(strict::<f64>("5.0").unwrap(), 5.0);
+        let value: serde_json::Value = strict("{\"n\": 5.0}").unwrap();
+        assert!(value["n"].is_f64());
     }
 
     #[test]

@@ -29,7 +29,11 @@ impl Registry {
         let span = &notes.span;
         if !span.is_disabled() {
             if let Err(error) = &outcome {
+                // OpenTelemetry's rule for a failed operation: status Error, with a short
+                // description that carries no argument values (the category alone).
                 span.record("error.type", error.kind.as_str());
+                span.record("otel.status_code", "ERROR");
+                span.record("otel.status_description", error.kind.as_str());
             }
             if let Some(truncated) = view.as_ref().and_then(|view| view.truncated.as_ref()) {
                 span.record("toolwright.output.truncated", true);

@@ -72,7 +72,7 @@ use crate::context::Context;
 use crate::feedback::Level;
 use crate::provider::Dialect;
 use crate::registry::{MissingContext, Registry};
-use crate::schema::lower::{LoweringError, Target};
+use crate::schema::lower::{LoweringError, LoweringErrors, Target};
 
 pub use http::{HttpLimits, HttpServer, shutdown_signal};
 pub use rmcp;
@@ -116,7 +116,7 @@ pub enum SetupError {
     /// A tool needs a `#[ctx]` value the context does not hold.
     MissingContext(MissingContext),
     /// A tool uses a construct MCP cannot express.
-    Unexpressible(Vec<LoweringError>),
+    Unexpressible(LoweringErrors),
 }
 
 impl std::fmt::Display for SetupError {
@@ -149,12 +149,15 @@ impl McpServer {
             .map(|definition| {
                 let name = definition["name"].as_str().unwrap_or_default().to_owned();
                 serde_json::from_value::<Tool>(definition).map_err(|error| {
-                    SetupError::Unexpressible(vec![LoweringError {
-                        tool: name,
-                        path: String::new(),
-                        target: Target::Mcp,
-                        reason: format!("not a valid MCP tool: {error}"),
-                    }])
+                    SetupError::Unexpressible(
+                        vec![LoweringError {
+                            tool: name,
+                            path: String::new(),
+                            target: Target::Mcp,
+                            reason: format!("not a valid MCP tool: {error}"),
+                        }]
+                        .into(),
+                    )
                 })
             })
             .collect::<Result<_, _>>()?;

@@ -15,7 +15,7 @@ use crate::validate::Keywords;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a number: `minimum`, `maximum`, `exclusive_minimum`, `exclusive_maximum` and `multiple_of` apply to numbers only",
     label = "this constraint needs a numeric argument",
-    note = "for strings use `min_length`, `max_length`, `pattern` or `format`; for lists `min_items` and `max_items`"
+    note = "for strings use `min_length`, `max_length`, `pattern` or `format`; for lists `min_items` and `max_items`, and `items(...)` for what each item must meet: `#[arg(items(minimum = 1))]`"
 )]
 pub trait NumberLike {
     /// The value as a JSON number; `None` for an absent `Option`.
@@ -28,6 +28,29 @@ pub trait NumberLike {
             None => Integer::Absent,
             Some(n) => crate::validate::json::as_i128(&n).map_or(Integer::Other, Integer::Exact),
         }
+    }
+
+    // The generated code calls the checks through the trait (`NumberLike::within(..)`),
+    // so a value of another kind is reported at the constraint alone, with no note
+    // about a bound of a function in `__private`.
+
+    /// [`number_within`].
+    #[inline]
+    fn within(&self, minimum: i128, maximum: i128) -> bool {
+        number_within(self, minimum, maximum)
+    }
+
+    /// [`meets_number`].
+    #[inline]
+    fn meets(&self, keywords: &Keywords) -> bool {
+        meets_number(self, keywords)
+    }
+
+    /// A number constraint beside another kind's: never true of one type, so this
+    /// bound fails at the constraint that does not fit.
+    #[inline]
+    fn is_kind(&self) -> bool {
+        true
     }
 }
 
@@ -45,22 +68,58 @@ pub enum Integer {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a string: `min_length`, `max_length`, `pattern` and `format` apply to strings only",
     label = "this constraint needs a string argument",
-    note = "for numbers use `minimum`/`maximum`; for lists `min_items`/`max_items`"
+    note = "for numbers use `minimum`/`maximum`; for lists `min_items`/`max_items`, and `items(...)` for what each item must meet: `#[arg(max_items = 3, items(format = \"email\"))]`"
 )]
 pub trait StringLike {
     /// The value as text; `None` for an absent `Option`.
     fn to_text(&self) -> Option<std::borrow::Cow<'_, str>>;
+
+    /// [`meets_string`] (called through the trait: see [`NumberLike::within`]).
+    #[inline]
+    fn meets(&self, keywords: &Keywords) -> bool {
+        meets_string(self, keywords)
+    }
+
+    /// See [`NumberLike::is_kind`].
+    #[inline]
+    fn is_kind(&self) -> bool {
+        true
+    }
 }
 
 /// A type whose JSON form is an array.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a list: `min_items` and `max_items` apply to `Vec`, sets and arrays only",
+    message = "`{Self}` is not a list: `min_items`, `max_items` and `items(...)` apply to `Vec`, sets and arrays only",
     label = "this constraint needs a list argument",
     note = "for strings use `min_length`/`max_length`; for numbers `minimum`/`maximum`"
 )]
 pub trait ArrayLike {
+    /// The type of an item.
+    type Item: ?Sized;
+
     /// The number of items; `None` for an absent `Option`.
     fn item_count(&self) -> Option<usize>;
+
+    /// Whether `check` holds for every item (an absent `Option` has none).
+    fn every_item(&self, check: &mut dyn FnMut(&Self::Item) -> bool) -> bool;
+
+    /// [`meets_array`] (called through the trait: see [`NumberLike::within`]).
+    #[inline]
+    fn meets(&self, keywords: &Keywords) -> bool {
+        meets_array(self, keywords)
+    }
+
+    /// Whether every item meets `check`: `#[arg(items(...))]`.
+    #[inline]
+    fn each_item(&self, check: impl Fn(&Self::Item) -> bool) -> bool {
+        self.every_item(&mut |item| check(item))
+    }
+
+    /// See [`NumberLike::is_kind`].
+    #[inline]
+    fn is_kind(&self) -> bool {
+        true
+    }
 }
 
 macro_rules! number_like {
@@ -133,8 +192,14 @@ impl StringLike for std::path::PathBuf {
 macro_rules! array_like {
     ($([$($generics:tt)*] $ty:ty),* $(,)?) => {$(
         impl<$($generics)*> ArrayLike for $ty {
+            type Item = T;
+
             fn item_count(&self) -> Option<usize> {
                 Some(self.len())
+            }
+
+            fn every_item(&self, check: &mut dyn FnMut(&T) -> bool) -> bool {
+                self.iter().all(check)
             }
         }
     )*};
@@ -167,8 +232,14 @@ macro_rules! kind_through {
             }
         }
         impl<T: ArrayLike + ?Sized> ArrayLike for $wrapper<T> {
+            type Item = T::Item;
+
             fn item_count(&self) -> Option<usize> {
                 T::item_count(self)
+            }
+
+            fn every_item(&self, check: &mut dyn FnMut(&T::Item) -> bool) -> bool {
+                T::every_item(self, check)
             }
         }
     )*};
@@ -195,8 +266,14 @@ impl<T: StringLike> StringLike for Option<T> {
     }
 }
 impl<T: ArrayLike> ArrayLike for Option<T> {
+    type Item = T::Item;
+
     fn item_count(&self) -> Option<usize> {
         self.as_ref().and_then(T::item_count)
+    }
+
+    fn every_item(&self, check: &mut dyn FnMut(&T::Item) -> bool) -> bool {
+        self.as_ref().is_none_or(|list| list.every_item(check))
     }
 }
 
@@ -267,6 +344,11 @@ pub fn meets_array<T: ArrayLike + ?Sized>(value: &T, keywords: &Keywords) -> boo
     value
         .item_count()
         .is_none_or(|count| keywords.accepts_items(count))
+}
+
+/// The keywords of `#[arg(items(...))]` as one object, merged into the list's `items`.
+pub fn keyword_object(pairs: Vec<(&'static str, Value)>) -> Value {
+    Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
 }
 
 /// Checks the constraints inside a value's type when the type has a schema; a type

@@ -29,15 +29,22 @@ impl Params {
         Self::default()
     }
 
-    /// A parameter of type `T`: required unless `T` is an `Option`.
-    pub fn arg<T: ToolSchema + ?Sized>(
+    /// A parameter whose type is given by its `ToolSchema` items, each named through the
+    /// trait in the generated code (`<T as ToolSchema>::tool_schema`): a type without
+    /// `ToolSchema` is then reported as that alone, at the parameter's type, with no
+    /// note about a bound of this function. Not generic, so compiled once.
+    pub fn arg_of(
         &mut self,
         name: &str,
         description: Option<&str>,
         keywords: &[(&str, Value)],
+        of: SchemaOf,
     ) -> &mut Self {
-        let schema = property_schema::<T>(&mut self.generator, description, keywords, None);
-        self.object.property(name, schema, !T::OPTIONAL);
+        let schema = self
+            .generator
+            .subschema_of(of.tool_schema, of.schema_name, of.schema_id);
+        let schema = property_schema_from(schema, description, keywords, None);
+        self.object.property(name, schema, !of.optional);
         self
     }
 
@@ -85,6 +92,18 @@ impl Params {
     }
 }
 
+/// A type's `ToolSchema` items, for [`Params::arg_of`].
+pub struct SchemaOf {
+    /// `<T as ToolSchema>::OPTIONAL`.
+    pub optional: bool,
+    /// `<T as ToolSchema>::tool_schema`.
+    pub tool_schema: fn(&mut SchemaGenerator) -> Value,
+    /// `<T as ToolSchema>::schema_name`.
+    pub schema_name: fn() -> Option<std::borrow::Cow<'static, str>>,
+    /// `<T as ToolSchema>::schema_id`.
+    pub schema_id: fn() -> std::borrow::Cow<'static, str>,
+}
+
 /// The schema of one property: description first (it is what a reader looks for), then
 /// the type's own schema, then constraints, then the default.
 pub fn property_schema<T: ToolSchema + ?Sized>(
@@ -119,6 +138,10 @@ pub fn property_schema_from(
             .filter(|(key, _)| description.is_none() || key != "description"),
     );
     for (key, value) in keywords {
+        if *key == "items" {
+            constrain_items(&mut map, value);
+            continue;
+        }
         let value = tighter_bound(key, map.get(*key), value);
         map.insert((*key).to_owned(), value);
     }
@@ -126,6 +149,37 @@ pub fn property_schema_from(
         map.insert("default".into(), default);
     }
     Value::Object(map)
+}
+
+/// `#[arg(items(...))]`: its keywords join the list's own `items` schema (of the list,
+/// or of the list branch of a nullable `anyOf`), tighter bounds winning as for the list
+/// itself. A `$ref` item keeps its reference, with the keywords beside it.
+fn constrain_items(list: &mut Map<String, Value>, keywords: &Value) {
+    let Some(keywords) = keywords.as_object() else {
+        return;
+    };
+    let items = match list.get_mut("items") {
+        Some(items) => Some(items),
+        None => list
+            .get_mut("anyOf")
+            .and_then(Value::as_array_mut)
+            .and_then(|branches| {
+                branches
+                    .iter_mut()
+                    .find_map(|branch| branch.get_mut("items"))
+            }),
+    };
+    let Some(items) = items else { return };
+    if let Value::Bool(true) = items {
+        *items = Value::Object(Map::new());
+    }
+    let Some(items) = items.as_object_mut() else {
+        return;
+    };
+    for (key, value) in keywords {
+        let value = tighter_bound(key, items.get(key), value);
+        items.insert(key.clone(), value);
+    }
 }
 
 /// A declared bound meets the type's own (`#[arg(maximum = 1000)]` on a `u8`): the
@@ -257,14 +311,25 @@ fn admit(spec: &ToolSpec, validator: &'static OnceLock<Validator>, args: Argumen
     }
 }
 
-/// The JSON text of a buffered tool's arguments as a value (see [`admit`]); `None` for
-/// every other tool and for text that is not JSON (the fast path then refuses it).
+/// The JSON text of a buffered tool's arguments as a value (see [`admit`]), with whole
+/// floats where the schema wants integers read as integers; `None` for every other tool
+/// (`Strict` reads `5.0` into an integer itself) and for text that is not JSON (the fast
+/// path then refuses it).
+///
+/// serde's buffered content (internally tagged and untagged enums, flattened fields)
+/// bypasses `Strict`, so there the value is made to say what the schema accepts.
 #[inline]
 fn buffered_value(spec: &ToolSpec, args: Arguments<'_>) -> Option<Value> {
-    match args {
-        Arguments::Json(json) if spec.reads_buffered => serde_json::from_str(json).ok(),
-        _ => None,
+    if !spec.reads_buffered {
+        return None;
     }
+    let mut value = match args {
+        Arguments::Json(json) => serde_json::from_str(json).ok()?,
+        Arguments::Value(value) if crate::arguments::has_float(value) => value.clone(),
+        Arguments::Value(_) => return None,
+    };
+    crate::arguments::whole_floats_as_integers(&mut value, &spec.input_schema);
+    Some(value)
 }
 
 /// The type's own words for a value it refused ([`refusal`] of the tool's arguments).

@@ -15,14 +15,14 @@ use serde_json::Value;
 
 use crate::dispatch::{ToolCall, ToolResult};
 use crate::registry::{Listing, Registry};
-use crate::schema::lower::{LoweringError, Target, lower_schema};
+use crate::schema::lower::{LoweringErrors, Target, lower_schema};
 use crate::spec::ToolSpec;
 
 /// Definitions rendered per dialect, kept by a registry.
 #[derive(Default)]
 pub(crate) struct Rendered(std::sync::Mutex<Vec<(Dialect, Arc<RenderedDefinitions>)>>);
 
-type RenderedDefinitions = Result<Arc<Vec<Value>>, Vec<LoweringError>>;
+type RenderedDefinitions = Result<Arc<Vec<Value>>, LoweringErrors>;
 
 impl Rendered {
     /// The definitions of `dialect`, rendered by `render` the first time.
@@ -132,7 +132,7 @@ impl Dialect {
 /// assert_eq!(strict["function"]["parameters"]["required"], serde_json::json!(["name"]));
 /// assert_eq!(strict["function"]["strict"], true);
 /// ```
-pub fn definition(spec: &ToolSpec, dialect: Dialect) -> Result<Value, Vec<LoweringError>> {
+pub fn definition(spec: &ToolSpec, dialect: Dialect) -> Result<Value, LoweringErrors> {
     let schema = lower_schema(&spec.name, &spec.input_schema, dialect.target())?;
     let (name, description) = (spec.name.as_str(), spec.description.as_str());
     let mut definition = match dialect {
@@ -219,7 +219,7 @@ impl Registry {
     /// with [`Registry::set_enabled`] included (what one caller is offered is
     /// [`Registry::definitions_for`]); or every construct, in every tool, that the
     /// dialect cannot express.
-    pub fn definitions(&self, dialect: Dialect) -> Result<Vec<Value>, Vec<LoweringError>> {
+    pub fn definitions(&self, dialect: Dialect) -> Result<Vec<Value>, LoweringErrors> {
         // Rendered afresh: for a large catalog, copying kept `Value`s costs as much as
         // lowering them again (measured with 10,000 tools, benches/dispatch.rs).
         // `definitions_shared` is the kept, uncopied form.
@@ -229,10 +229,7 @@ impl Registry {
     /// [`Registry::definitions`], rendered on the first call and then shared: every
     /// later call is a reference count (specs do not change once registered; adding a
     /// tool renders again). For a harness that sends the same list on every request.
-    pub fn definitions_shared(
-        &self,
-        dialect: Dialect,
-    ) -> Result<Arc<Vec<Value>>, Vec<LoweringError>> {
+    pub fn definitions_shared(&self, dialect: Dialect) -> Result<Arc<Vec<Value>>, LoweringErrors> {
         let all = self
             .rendered
             .get_or_render(dialect, || self.render_all(dialect).map(Arc::new));
@@ -252,7 +249,7 @@ impl Registry {
         &self,
         ctx: &crate::Context,
         dialect: Dialect,
-    ) -> Result<Vec<Value>, Vec<LoweringError>> {
+    ) -> Result<Vec<Value>, LoweringErrors> {
         if !self.filters() {
             return self.definitions(dialect);
         }
@@ -285,7 +282,7 @@ impl Registry {
         Ok(listed)
     }
 
-    fn render_all(&self, dialect: Dialect) -> Result<Vec<Value>, Vec<LoweringError>> {
+    fn render_all(&self, dialect: Dialect) -> Result<Vec<Value>, LoweringErrors> {
         let mut definitions = Vec::with_capacity(self.len());
         let mut errors = Vec::new();
         let describe = self.settings.examples_in_descriptions && !has_examples_field(dialect);
@@ -306,13 +303,13 @@ impl Registry {
         if errors.is_empty() {
             Ok(definitions)
         } else {
-            Err(errors)
+            Err(errors.into())
         }
     }
 
     /// Runs every lowering for `dialect`: call it in a test of your crate and a tool the
     /// provider would reject fails the test, not a request in production.
-    pub fn check(&self, dialect: Dialect) -> Result<(), Vec<LoweringError>> {
+    pub fn check(&self, dialect: Dialect) -> Result<(), LoweringErrors> {
         self.definitions(dialect).map(|_| ())
     }
 }

@@ -84,10 +84,21 @@ impl SchemaGenerator {
     /// The schema to embed for `T`: a `$ref` for named types (defining them on first
     /// use), the inline schema otherwise.
     pub fn subschema_for<T: ToolSchema + ?Sized>(&mut self) -> Value {
-        let Some(name) = T::schema_name() else {
-            return T::tool_schema(self);
+        self.subschema_of(T::tool_schema, T::schema_name, T::schema_id)
+    }
+
+    /// [`SchemaGenerator::subschema_for`] of a type given by its `ToolSchema` functions
+    /// (compiled once, not once per type).
+    pub fn subschema_of(
+        &mut self,
+        tool_schema: fn(&mut SchemaGenerator) -> Value,
+        schema_name: fn() -> Option<Cow<'static, str>>,
+        schema_id: fn() -> Cow<'static, str>,
+    ) -> Value {
+        let Some(name) = schema_name() else {
+            return tool_schema(self);
         };
-        let id = T::schema_id();
+        let id = schema_id();
         if let Some(key) = self.keys.get(id.as_ref()) {
             return reference(key);
         }
@@ -95,7 +106,7 @@ impl SchemaGenerator {
         self.keys.insert(id.into_owned(), key.clone());
         // A placeholder first, so a recursive type finds its own key and stops.
         self.defs.insert(key.clone(), Value::Bool(true));
-        let schema = T::tool_schema(self);
+        let schema = tool_schema(self);
         self.defs.insert(key.clone(), schema);
         reference(&key)
     }

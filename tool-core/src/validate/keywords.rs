@@ -158,14 +158,16 @@ impl Keywords {
                 && length < min
             {
                 fail(format!(
-                    "must be at least {min} characters long, got {length}"
+                    "must be at least {} long, got {length}",
+                    counted(min, "character", "characters")
                 ));
             }
             if let Some(max) = self.max_length
                 && length > max
             {
                 fail(format!(
-                    "must be at most {max} characters long, got {length}"
+                    "must be at most {} long, got {length}",
+                    counted(max, "character", "characters")
                 ));
             }
         }
@@ -198,7 +200,10 @@ impl Keywords {
             issues.push(Issue::new(
                 path,
                 IssueKind::Constraint,
-                format!("must have at least {min} items, got {count}"),
+                format!(
+                    "must have at least {}, got {count}",
+                    counted(min, "item", "items")
+                ),
             ));
         }
         if let Some(max) = self.max_items
@@ -207,7 +212,10 @@ impl Keywords {
             issues.push(Issue::new(
                 path,
                 IssueKind::Constraint,
-                format!("must have at most {max} items, got {count}"),
+                format!(
+                    "must have at most {}, got {count}",
+                    counted(max, "item", "items")
+                ),
             ));
         }
     }
@@ -276,6 +284,11 @@ fn integer_range(
     let low = lows.into_iter().flatten().max().unwrap_or(i128::MIN);
     let high = highs.into_iter().flatten().min().unwrap_or(i128::MAX);
     Some((low, high))
+}
+
+/// `1 character`, `5 characters`.
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 #[cfg(test)]

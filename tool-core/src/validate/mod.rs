@@ -45,9 +45,11 @@ impl Options {
         strict_integers: false,
         assert_formats: false,
     };
-    /// What tool arguments need: agreement with serde, formats checked.
+    /// What tool arguments need: formats checked. Integers as JSON Schema reads them
+    /// (`5.0` is one), because a client that validates against the published schema
+    /// accepts them and the argument reader reads a whole float into a Rust integer.
     pub const TOOL_ARGUMENTS: Options = Options {
-        strict_integers: true,
+        strict_integers: false,
         assert_formats: true,
     };
 }

@@ -38,16 +38,23 @@ fn every_problem_at_once_with_paths_and_hints() {
 }
 
 #[test]
-fn integers_are_what_serde_reads_as_integers() {
-    let schema = json!({"type": "integer"});
-    assert!(
-        Validator::compile(&schema, Options::SPECIFICATION)
-            .unwrap()
-            .is_valid(&json!(1.0))
+fn a_whole_float_is_an_integer_and_a_fraction_is_not() {
+    // As JSON Schema reads `integer`, for tool arguments too: the argument reader reads
+    // `5.0` into a Rust integer (arguments::strict), so a client that validated against
+    // the published schema is never refused by the server.
+    let schema = json!({"type": "integer", "minimum": 1, "maximum": 50});
+    for options in [Options::SPECIFICATION, Options::TOOL_ARGUMENTS] {
+        let validator = Validator::compile(&schema, options).unwrap();
+        assert!(validator.is_valid(&json!(5.0)));
+        assert!(!validator.is_valid(&json!(51.0)));
+    }
+    assert_eq!(
+        problems(schema.clone(), json!(5.5)),
+        ["$: expected integer, got number 5.5"]
     );
     assert_eq!(
-        problems(schema, json!(1.0)),
-        ["$: expected integer, got number 1.0"]
+        problems(schema, json!(51.0)),
+        ["$: must be <= 50, got 51.0"]
     );
 }
 

@@ -14,6 +14,10 @@ pub fn expand_fallback(
     error: syn::Error,
 ) -> TokenStream {
     let errors = error.to_compile_error();
+    // A stub named like a type the signature uses would be one more error, rustc's.
+    if crate::check::companion_clash(tool).is_some() {
+        return quote!(#errors #cleaned);
+    }
     let vis = &tool.item.vis;
     let name = &tool.companion;
     quote! {

@@ -6,7 +6,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Output, Param, ToolFn};
-use crate::attr::{ArgOptions, KeywordValue, Number, ValueKind};
+use crate::attr::{ArgOptions, Constraints, KeywordValue, Number, ValueKind};
 
 /// The spec's `static` and the function that builds it (items beside the `Tool` impl,
 /// so `prepare` reaches the spec without calling `Tool::spec`), and `Tool::spec`.
@@ -62,7 +62,7 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> Spec {
     Spec { items, method }
 }
 
-/// One line per parameter: `__tw_params.arg::<T>("name", Some("doc"), &[keywords]);`,
+/// One line per parameter: `__tw_params.arg_of("name", Some("doc"), &[keywords], <T's items>);`,
 /// spanned at the type so a missing `ToolSchema` points at it.
 fn expand_param(tool: &ToolFn<'_>, param: &Param<'_>) -> TokenStream {
     let ty = param.ty;
@@ -92,8 +92,15 @@ fn expand_param(tool: &ToolFn<'_>, param: &Param<'_>) -> TokenStream {
                 __tw_params.arg_with_default::<#ty>(#name, #description, &#keywords, #default_fn);
             }
         }
+        // Each item named through the trait, so a type without `ToolSchema` is reported
+        // as exactly that, at the type (rustc shows the four identical errors once).
         None => quote_spanned! {ty.span()=>
-            __tw_params.arg::<#ty>(#name, #description, &#keywords);
+            __tw_params.arg_of(#name, #description, &#keywords, _tw::__private::SchemaOf {
+                optional: <#ty as _tw::ToolSchema>::OPTIONAL,
+                tool_schema: <#ty as _tw::ToolSchema>::tool_schema,
+                schema_name: <#ty as _tw::ToolSchema>::schema_name,
+                schema_id: <#ty as _tw::ToolSchema>::schema_id,
+            });
         },
     }
 }
@@ -173,22 +180,14 @@ pub fn keyword_tokens(options: &ArgOptions) -> TokenStream {
 
 /// The keywords as a list; `examples` only when asked (they constrain nothing).
 fn keyword_list(options: &ArgOptions, with_examples: bool) -> TokenStream {
-    let mut entries: Vec<TokenStream> = options
-        .keywords()
-        .into_iter()
-        .map(|keyword| {
-            let name = keyword.keyword;
-            let value = match keyword.value {
-                KeywordValue::Number(number) => number_literal(number),
-                KeywordValue::Unsigned(n) => {
-                    let literal = Literal::u64_suffixed(n);
-                    quote!(#literal)
-                }
-                KeywordValue::String(text) => quote!(#text),
-            };
-            quote!((#name, _tw::__private::serde_json::Value::from(#value)))
-        })
-        .collect();
+    let mut entries = constraint_entries(&options.constraints);
+    if let Some(items) = &options.items {
+        // Merged into the list's own `items` schema (`__private::property_schema_from`).
+        let item_entries = constraint_entries(items);
+        entries.push(quote! {
+            ("items", _tw::__private::keyword_object(::std::vec![#(#item_entries),*]))
+        });
+    }
     if let Some(header) = &options.mcp_header {
         let header = header.as_str();
         entries.push(quote! {
@@ -204,6 +203,26 @@ fn keyword_list(options: &ArgOptions, with_examples: bool) -> TokenStream {
         });
     }
     quote!([#(#entries),*])
+}
+
+/// `("minimum", Value::from(1i64))`, one per keyword of `constraints`.
+fn constraint_entries(constraints: &Constraints) -> Vec<TokenStream> {
+    constraints
+        .keywords()
+        .into_iter()
+        .map(|keyword| {
+            let name = keyword.keyword;
+            let value = match keyword.value {
+                KeywordValue::Number(number) => number_literal(number),
+                KeywordValue::Unsigned(n) => {
+                    let literal = Literal::u64_suffixed(n);
+                    quote!(#literal)
+                }
+                KeywordValue::String(text) => quote!(#text),
+            };
+            quote!((#name, _tw::__private::serde_json::Value::from(#value)))
+        })
+        .collect()
 }
 
 fn number_literal(number: Number) -> TokenStream {
@@ -270,12 +289,15 @@ fn output_schema(output: &Output<'_>) -> TokenStream {
     }}
 }
 
-/// Whether `value` (an expression of type `&T`) meets its declared constraints and the
-/// constraints inside its type: `meets_number(value, keywords) && T::meets_constraints(value)`.
+/// Whether `value` (an expression of type `&T`) meets its declared constraints, those
+/// of its `items(...)`, and the constraints inside its type:
+/// `NumberLike::meets(value, keywords) && ArrayLike::each_item(value, ...) &&
+/// T::meets_constraints(value)`.
 /// The keywords are compiled once, on first use.
 ///
-/// `meets_number` needs `T: NumberLike`: on a `String` that bound fails, and because the
+/// `NumberLike::meets` needs `T: NumberLike`: on a `String` that bound fails, and because the
 /// call is spanned at the constraint (`minimum = 1`), that is where rustc reports it.
+/// Every keyword's kind is checked, not only the first one's.
 pub fn constraint_check(options: &ArgOptions, value: &TokenStream) -> TokenStream {
     // Through a probe, so a type without `ToolSchema` is reported once, at the parameter
     // (by the schema code), not again here.
@@ -286,16 +308,47 @@ pub fn constraint_check(options: &ArgOptions, value: &TokenStream) -> TokenStrea
             (&_tw::__private::ConstraintProbe(#value)).meets_nested()
         })
     };
-    let keywords = options.keywords();
-    let Some(first) = keywords.first() else {
-        return nested;
-    };
+    let own = constraints_check(&options.constraints, value);
+    let items = options.items.as_ref().map(|items| {
+        let span = items.span();
+        let item = quote!(__tw_item);
+        let each = constraints_check(items, &item).unwrap_or_else(|| quote!(true));
+        let spanned_value = respan(value.clone(), span);
+        quote_spanned! {span=>
+            _tw::__private::ArrayLike::each_item(#spanned_value, |#item| #each)
+        }
+    });
+    let checks = own.into_iter().chain(items);
+    quote!((#(#checks &&)* #nested))
+}
+
+/// The check of one group of constraints on `value`, `None` when it has none.
+fn constraints_check(constraints: &Constraints, value: &TokenStream) -> Option<TokenStream> {
+    let keywords = constraints.keywords();
+    let first = keywords.first()?;
     let span = first.span;
-    let meets = match first.kind {
-        ValueKind::Number => quote_spanned!(span=> meets_number),
-        ValueKind::String => quote_spanned!(span=> meets_string),
-        ValueKind::Array => quote_spanned!(span=> meets_array),
+    // Through the kind's trait (`NumberLike::meets(..)`): a value of another kind is
+    // reported at the constraint, with no note about a function in `__private`.
+    let kind_trait = |kind: ValueKind, span: Span| match kind {
+        ValueKind::Number => quote_spanned!(span=> NumberLike),
+        ValueKind::String => quote_spanned!(span=> StringLike),
+        ValueKind::Array => quote_spanned!(span=> ArrayLike),
     };
+    // A keyword of another kind than the first can never hold for the same type: its
+    // kind's bound, spanned at it, reports it there (`max_items = 3, format = "email"`
+    // on a `Vec<String>` is refused at `format`). Valid code never contains one.
+    let mut kinds = vec![first.kind];
+    let mut other_kinds = Vec::new();
+    for keyword in &keywords[1..] {
+        if !kinds.contains(&keyword.kind) {
+            kinds.push(keyword.kind);
+            let kind = kind_trait(keyword.kind, keyword.span);
+            let spanned_value = respan(value.clone(), keyword.span);
+            other_kinds.push(
+                quote_spanned! {keyword.span=> _tw::__private::#kind::is_kind(#spanned_value) },
+            );
+        }
+    }
     let spanned_value = respan(value.clone(), span);
     if let Some((minimum, maximum)) = integer_bounds(&keywords) {
         let (minimum, maximum) = (
@@ -303,20 +356,21 @@ pub fn constraint_check(options: &ArgOptions, value: &TokenStream) -> TokenStrea
             Literal::i128_suffixed(maximum),
         );
         let call = quote_spanned! {span=>
-            _tw::__private::number_within(#spanned_value, #minimum, #maximum)
+            _tw::__private::NumberLike::within(#spanned_value, #minimum, #maximum)
         };
-        return quote!((#call && #nested));
+        return Some(quote!((#call #(&& #other_kinds)*)));
     }
-    let list = keyword_list(options, false);
+    let kind = kind_trait(first.kind, span);
+    let entries = constraint_entries(constraints);
     let call = quote_spanned! {span=>
-        _tw::__private::#meets(#spanned_value, _tw::__private::keywords(&__TW_KEYWORDS, || #list))
+        _tw::__private::#kind::meets(#spanned_value, _tw::__private::keywords(&__TW_KEYWORDS, || [#(#entries),*]))
     };
-    quote! {
+    Some(quote! {
         ({
             static __TW_KEYWORDS: ::std::sync::OnceLock<_tw::__private::Keywords> = ::std::sync::OnceLock::new();
             #call
-        } && #nested)
-    }
+        } #(&& #other_kinds)*)
+    })
 }
 
 /// `[minimum, maximum]` when those are the only keywords and both are integers a JSON

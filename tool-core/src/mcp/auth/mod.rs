@@ -205,12 +205,16 @@ impl ResourceServer {
                 scopes
             }
         };
-        json!({
+        let mut document = json!({
             "resource": self.resource,
             "authorization_servers": self.authorization_servers,
-            "scopes_supported": scopes,
             "bearer_methods_supported": ["header"],
-        })
+        });
+        // RFC 9728: the field is optional; an empty list would say no scope exists.
+        if !scopes.is_empty() {
+            document["scopes_supported"] = json!(scopes);
+        }
+        document
     }
 
     /// The `WWW-Authenticate` value of a 401 (`error` set for a token that was sent) or

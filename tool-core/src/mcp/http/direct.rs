@@ -132,19 +132,9 @@ fn read_plain<'a>(
 }
 
 /// Headers that ask for nothing beyond a plain stateless call: the stateless version, no
-/// session, a loopback `Host` (rmcp's DNS-rebinding rule), no `Origin`, no
-/// `Mcp-Param-*`, a JSON body, and both media types accepted.
+/// session, no `Origin`, no `Mcp-Param-*`, a JSON body, and both media types accepted.
+/// (`Host` was checked for every request before: hosts.rs.)
 fn plain_headers(headers: &HeaderMap) -> bool {
-    let host_is_loopback = headers
-        .get(header::HOST)
-        .and_then(|host| host.to_str().ok())
-        .and_then(|host| host.parse::<hyper::http::uri::Authority>().ok())
-        .is_some_and(|authority| {
-            let host = authority.host().trim_matches(['[', ']']);
-            ["localhost", "127.0.0.1", "::1"]
-                .iter()
-                .any(|loopback| host.eq_ignore_ascii_case(loopback))
-        });
     let (mut json, mut stream) = (false, false);
     for accepted in headers.get_all(header::ACCEPT) {
         let Ok(accepted) = accepted.to_str() else {
@@ -163,9 +153,7 @@ fn plain_headers(headers: &HeaderMap) -> bool {
             let essence = value.split(';').next().unwrap_or_default().trim();
             essence.eq_ignore_ascii_case("application/json")
         });
-    host_is_loopback
-        && json
-        && stream
+    json && stream
         && json_body
         && only_value(headers, "mcp-protocol-version") == Some(STATELESS.as_bytes())
         && !headers.contains_key("mcp-session-id")
@@ -386,9 +374,7 @@ mod tests {
             PLAIN[2],
             PLAIN[3]
         ])));
-        let refused: [&[(&'static str, &'static str)]; 9] = [
-            &[("host", "evil.example:8080"), PLAIN[1], PLAIN[2], PLAIN[3]],
-            &[PLAIN[1], PLAIN[2], PLAIN[3]],
+        let refused: [&[(&'static str, &'static str)]; 7] = [
             &[PLAIN[0], ("accept", "application/json"), PLAIN[2], PLAIN[3]],
             &[PLAIN[0], PLAIN[1], ("content-type", "text/plain"), PLAIN[3]],
             &[

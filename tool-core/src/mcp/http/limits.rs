@@ -29,6 +29,10 @@ pub struct HttpLimits {
     /// From a keep-alive connection's last answer to the end of its next request's
     /// head: 60 s.
     pub idle_timeout: Duration,
+    /// How long one response chunk (a JSON body, an SSE event) may take to reach the
+    /// client once its first byte is written; a client that reads slower is
+    /// disconnected: 30 s. A stream waiting for its next event is not timed.
+    pub write_timeout: Duration,
     /// Open connections: three quarters of the process's file-descriptor limit, at most
     /// 10,000 (1,000 where the limit cannot be read). The rest of the descriptors stay
     /// free for the tools and the idempotency store.
@@ -48,6 +52,7 @@ impl Default for HttpLimits {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(60),
+            write_timeout: Duration::from_secs(30),
             max_connections: default_max_connections(),
             max_in_flight: 1024,
             retry_after: Duration::from_secs(1),

@@ -7,8 +7,10 @@
 
 mod connections;
 mod direct;
+mod hosts;
 mod limits;
 mod route;
+mod write_timeout;
 
 use std::future::Future;
 use std::io;
@@ -26,8 +28,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use self::connections::{Busy, Connection, Connections, Held, Stage};
+use self::hosts::AllowedHosts;
 pub use self::limits::HttpLimits;
 use self::route::route;
+use self::write_timeout::WriteTimeout;
 use super::McpServer;
 use super::auth::ResourceServer;
 use super::messages::MAX_MESSAGE_BYTES;
@@ -53,6 +57,7 @@ pub struct HttpServer {
     server: McpServer,
     limits: HttpLimits,
     auth: Option<ResourceServer>,
+    allowed_hosts: Vec<String>,
 }
 
 type Sdk = TowerToHyperService<StreamableHttpService<McpServer, LocalSessionManager>>;
@@ -63,6 +68,8 @@ struct Shared {
     connections: Arc<Connections>,
     in_flight: Arc<Semaphore>,
     auth: Option<ResourceServer>,
+    /// The names a request's `Host` may give (DNS-rebinding protection).
+    hosts: AllowedHosts,
     /// The protected-resource metadata document, rendered once.
     metadata: Bytes,
     registry: Arc<Registry>,
@@ -86,6 +93,7 @@ impl HttpServer {
             server,
             limits: HttpLimits::default(),
             auth: None,
+            allowed_hosts: Vec::new(),
         }
     }
 
@@ -97,8 +105,26 @@ impl HttpServer {
 
     /// Every request must carry a bearer token `auth` accepts; the token's caller is the
     /// caller of its calls.
+    /// The host of its resource URL is answered too (see
+    /// [`HttpServer::with_allowed_hosts`]).
     pub fn with_auth(mut self, auth: ResourceServer) -> Self {
         self.auth = Some(auth);
+        self
+    }
+
+    /// Also answer requests whose `Host` is one of `hosts` (`tools.example.com`, any
+    /// port; or `tools.example.com:8443`, that port only).
+    ///
+    /// A request is answered only when its `Host` names the server: loopback names
+    /// always, the host of the [`ResourceServer`]'s resource URL when there is one, and
+    /// these. Every other host gets 403, so a web page cannot reach the server through a
+    /// name its author controls (DNS rebinding). A public deployment without OAuth names
+    /// its public host here; one behind a proxy that rewrites `Host` needs nothing.
+    pub fn with_allowed_hosts(
+        mut self,
+        hosts: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.allowed_hosts.extend(hosts.into_iter().map(Into::into));
         self
     }
 
@@ -121,7 +147,10 @@ impl HttpServer {
             server,
             limits,
             auth,
+            allowed_hosts,
         } = self;
+        let hosts = AllowedHosts::new(auth.as_ref().map(ResourceServer::resource), &allowed_hosts);
+        tracing::debug!(hosts = ?hosts.names(), "MCP HTTP answers these hosts");
         let registry = server.registry.clone();
         let context = server.context().clone();
         let client_approval = server.client_approval;
@@ -149,10 +178,12 @@ impl HttpServer {
             .map(|auth| Bytes::from(auth.metadata(&tool_scopes).to_string()))
             .unwrap_or_default();
         // A plain JSON body for a call that sends nothing before its result (an SSE
-        // stream only when a tool reports progress or logs, so nothing is lost).
+        // stream only when a tool reports progress or logs, so nothing is lost). The
+        // `Host` check is `route`'s, for every path (hosts.rs).
         let config = StreamableHttpServerConfig::default()
             .with_max_request_body_bytes(MAX_MESSAGE_BYTES)
-            .with_json_response(true);
+            .with_json_response(true)
+            .disable_allowed_hosts();
         let sdk = TowerToHyperService::new(StreamableHttpService::new(
             move || Ok(server.new_session()),
             Arc::new(LocalSessionManager::default()),
@@ -163,6 +194,7 @@ impl HttpServer {
             in_flight: Arc::new(Semaphore::new(limits.max_in_flight)),
             connections: Connections::new(limits),
             auth,
+            hosts,
             metadata,
             registry,
             context,
@@ -216,8 +248,8 @@ impl McpServer {
     /// default [`HttpLimits`] and no authentication ([`HttpServer`] sets both). Both
     /// protocol eras: sessions for `initialize` clients (2025-11-25 and before),
     /// stateless requests for 2026-07-28. Only loopback `Host` headers are accepted
-    /// (DNS-rebinding protection): bind to 127.0.0.1 unless a proxy in front does that
-    /// check.
+    /// (DNS-rebinding protection): bind to 127.0.0.1, or serve a public name with
+    /// [`HttpServer::with_allowed_hosts`].
     pub async fn serve_http(self, addr: SocketAddr) -> io::Result<()> {
         self.serve_http_on(TcpListener::bind(addr).await?).await
     }
@@ -292,7 +324,10 @@ async fn serve_connection(shared: Arc<Shared>, stream: TcpStream) {
         }
     }
     let _release = Release(connections.clone(), connection.clone());
-    let io = TokioIo::new(stream);
+    let io = TokioIo::new(WriteTimeout::new(
+        stream,
+        connections.limits().write_timeout,
+    ));
     let serving_connection = connection.clone();
     let service = hyper::service::service_fn(move |request| {
         let busy = serving_connection.begin();

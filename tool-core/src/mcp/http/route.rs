@@ -43,6 +43,14 @@ pub(super) async fn route(
         };
         return hold(shutting_down(id, limits.retry_after), None);
     }
+    if !shared.hosts.allow(request.uri(), request.headers()) {
+        tracing::warn!(
+            host = ?request.headers().get(header::HOST),
+            "refused a request whose Host this server does not answer to (DNS-rebinding protection)"
+        );
+        let message = "forbidden: the Host header names a host this server does not answer to";
+        return hold(plain(StatusCode::FORBIDDEN, message.into()), None);
+    }
     let path = request.uri().path();
     if shared.auth.is_some()
         && (path == WELL_KNOWN || path.strip_prefix(WELL_KNOWN) == Some(HTTP_PATH))

@@ -119,13 +119,70 @@ impl fmt::Display for LoweringError {
 
 impl std::error::Error for LoweringError {}
 
+/// Every construct, in every tool, that a target cannot express. An
+/// [`Error`](std::error::Error), so `registry.definitions(dialect)?` works in a `main`
+/// returning `Box<dyn Error>` or `anyhow::Result`; it reads as the list of
+/// [`LoweringError`]s (`errors.len()`, `errors.iter()`, `for error in errors`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct LoweringErrors(Vec<LoweringError>);
+
+impl LoweringErrors {
+    /// The errors, one per construct.
+    pub fn into_vec(self) -> Vec<LoweringError> {
+        self.0
+    }
+}
+
+impl From<Vec<LoweringError>> for LoweringErrors {
+    fn from(errors: Vec<LoweringError>) -> Self {
+        LoweringErrors(errors)
+    }
+}
+
+impl std::ops::Deref for LoweringErrors {
+    type Target = [LoweringError];
+
+    fn deref(&self) -> &[LoweringError] {
+        &self.0
+    }
+}
+
+impl IntoIterator for LoweringErrors {
+    type Item = LoweringError;
+    type IntoIter = std::vec::IntoIter<LoweringError>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a LoweringErrors {
+    type Item = &'a LoweringError;
+    type IntoIter = std::slice::Iter<'a, LoweringError>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl fmt::Display for LoweringErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.as_slice() {
+            [one] => one.fmt(f),
+            all => {
+                write!(f, "{} constructs cannot be expressed:", all.len())?;
+                all.iter().try_for_each(|error| write!(f, "\n  {error}"))
+            }
+        }
+    }
+}
+
+impl std::error::Error for LoweringErrors {}
+
 /// The arguments schema of `tool` lowered for `target`, or every construct the target
 /// cannot express.
-pub fn lower_schema(
-    tool: &str,
-    schema: &Value,
-    target: Target,
-) -> Result<Value, Vec<LoweringError>> {
+pub fn lower_schema(tool: &str, schema: &Value, target: Target) -> Result<Value, LoweringErrors> {
     let mut lowering = Lowering {
         tool,
         target,
@@ -141,7 +198,7 @@ pub fn lower_schema(
     if lowering.errors.is_empty() {
         Ok(lowered)
     } else {
-        Err(lowering.errors)
+        Err(LoweringErrors(lowering.errors))
     }
 }
 
@@ -192,6 +249,12 @@ impl Lowering<'_> {
             // Only what every provider needs is ensured.
             let mut lowered = schema.clone();
             ensure_items(&mut lowered);
+            if self.rules.refs == Refs::InlineUnlessRecursive {
+                refs::inline_unless_recursive(&mut lowered);
+            }
+            if self.rules.nulls == Nulls::AnyOf {
+                nulls::type_arrays_as_any_of(&mut lowered);
+            }
             return lowered;
         }
         let mut root = match schema {
@@ -291,7 +354,7 @@ impl Lowering<'_> {
         let keeps = match self.rules.refs {
             Refs::Keep => true,
             Refs::KeepBare => map.len() == 1,
-            Refs::Inline => false,
+            Refs::Inline | Refs::InlineUnlessRecursive => false,
         };
         if keeps {
             if self.made_nullable(required_here) {

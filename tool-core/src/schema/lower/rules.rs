@@ -15,6 +15,9 @@ pub(crate) enum Refs {
     KeepBare,
     /// Every `$ref` inlined; recursion cannot be expressed.
     Inline,
+    /// Every `$ref` to a type that is not recursive inlined (definitions included); a
+    /// recursive type stays a bare `$ref` into what is left of `$defs`.
+    InlineUnlessRecursive,
 }
 
 /// How a target says "or null".
@@ -24,6 +27,8 @@ pub(crate) enum Nulls {
     JsonSchema,
     /// OpenAPI 3.0: `nullable: true`.
     OpenApi,
+    /// JSON Schema, one type a schema: `anyOf [{"type": "T"}, {"type": "null"}]`.
+    AnyOf,
 }
 
 /// How a target wants objects.
@@ -218,6 +223,22 @@ pub(crate) const GEMINI_PARAMETERS: Rules = Rules {
     limits: None,
 };
 
+/// MCP: JSON Schema as emitted, with every reference that can be inlined inlined.
+/// Clients convert tools for their model with rules of their own, and a bare `$ref` is
+/// where they fail: the OpenAI Agents SDK refuses to make a tool strict when a
+/// `{"$ref": ...}` stands alone (openai-agents 0.24, `strict_schema.py`: "a reference
+/// whose target was not validated for strict mode"), and other clients do not resolve
+/// `$defs` at all. A recursive type cannot be inlined and keeps its reference.
+///
+/// For the same reason "or null" is written `anyOf` (one `type` a schema): several
+/// clients read `type` as one string (Cursor, and those that convert tools for Gemini);
+/// the MCP Inspector's portability report warns about type lists.
+pub(crate) const MCP: Rules = Rules {
+    refs: Refs::InlineUnlessRecursive,
+    nulls: Nulls::AnyOf,
+    ..AS_EMITTED
+};
+
 /// Gemini `parametersJsonSchema`: JSON Schema as emitted, Gemini's property names.
 pub(crate) const GEMINI_JSON_SCHEMA: Rules = Rules {
     property_names: Some(GEMINI_NAMES),
@@ -232,27 +253,31 @@ impl Target {
             Target::AnthropicStrict => &ANTHROPIC_STRICT,
             Target::GeminiParameters => &GEMINI_PARAMETERS,
             Target::GeminiJsonSchema => &GEMINI_JSON_SCHEMA,
-            Target::OpenAi | Target::Anthropic | Target::Mcp => &AS_EMITTED,
+            Target::Mcp => &MCP,
+            Target::OpenAi | Target::Anthropic => &AS_EMITTED,
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{ANTHROPIC_STRICT, GEMINI_PARAMETERS, Nulls, OPENAI_STRICT, Objects, Refs, Rules};
+    use super::{
+        ANTHROPIC_STRICT, GEMINI_PARAMETERS, MCP, Nulls, OPENAI_STRICT, Objects, Refs, Rules,
+    };
 
     /// The README's dialect table tells users what each target changes; these `Rules` tell
     /// the code. Every rule of a rewritten target must be stated in its row.
     #[test]
     fn the_readme_table_states_every_rule() {
         let readme = include_str!("../../../../README.md");
-        let targets: [(&str, &Rules); 3] = [
+        let targets: [(&str, &Rules); 4] = [
             (
                 "`OpenAiChat` / `OpenAiResponses { strict: true }`",
                 &OPENAI_STRICT,
             ),
             ("`Anthropic { strict: true }`", &ANTHROPIC_STRICT),
             ("`GeminiParameters`", &GEMINI_PARAMETERS),
+            ("`Mcp`", &MCP),
         ];
         for (label, rules) in targets {
             let row = readme
@@ -277,6 +302,9 @@ mod tests {
             match rules.refs {
                 Refs::Inline => says("every `$ref` inlined"),
                 Refs::KeepBare => says("`$ref` with siblings inlined"),
+                Refs::InlineUnlessRecursive => {
+                    says("`$ref` to a type that is not recursive inlined")
+                }
                 Refs::Keep => {}
             }
             match rules.objects {
@@ -289,8 +317,10 @@ mod tests {
                 Objects::Open => says("`additionalProperties` dropped"),
                 Objects::AsEmitted => {}
             }
-            if rules.nulls == Nulls::OpenApi {
-                says("`nullable: true`");
+            match rules.nulls {
+                Nulls::OpenApi => says("`nullable: true`"),
+                Nulls::AnyOf => says("`anyOf [{\"type\": \"T\"}, {\"type\": \"null\"}]`"),
+                Nulls::JsonSchema => {}
             }
             if rules.one_of_as_any_of {
                 says("`oneOf` → `anyOf`");
