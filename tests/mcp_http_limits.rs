@@ -11,6 +11,8 @@
 //! - 1,000 concurrent calls of an async tool, with the server's memory per call in flight.
 //! - SIGTERM in the middle of load: every call either completes (and its effect is in the
 //!   ledger) or is answered with the shutdown error.
+//! - A client that reads its answers a byte at a time is cut off by the write timeout.
+//! - Only the hosts the server answers to are answered (DNS-rebinding protection).
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -25,7 +27,7 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::{server_binary, stateless_with_meta};
+use support::{server_binary, stateless, stateless_with_meta};
 
 /// The example server, started through `sh` so `ulimit -n` can bound its descriptors.
 struct Server {
@@ -442,6 +444,147 @@ fn large_bodies_and_trickling_clients_are_cut_off_while_calls_go_on() {
         percentile(&mut latencies, 0.5),
         percentile(&mut latencies, 0.99)
     );
+}
+
+/// A raw HTTP/1.1 request for the MCP endpoint with `host` as its `Host`, as
+/// `stateless` 2026-07-28 `method` with `params`.
+fn raw_request(host: &str, id: u64, method: &str, params: Value) -> Vec<u8> {
+    let body = stateless(id, method, params);
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// The status of a `tools/list` sent with `Host: host` on a connection of its own.
+fn status_for_host(addr: SocketAddr, host: &str) -> u16 {
+    let mut stream = TcpStream::connect(addr).expect("the server accepts");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    stream
+        .write_all(&raw_request(host, 1, "tools/list", json!({})))
+        .unwrap();
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).expect("an answer");
+    String::from_utf8_lossy(&head[9..12]).parse().unwrap()
+}
+
+/// The length of one whole answer to `raw_request`'s `tools/list`, head and body.
+fn answer_len(addr: SocketAddr) -> usize {
+    let mut stream = TcpStream::connect(addr).expect("the server accepts");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    stream
+        .write_all(&raw_request("127.0.0.1", 1, "tools/list", json!({})))
+        .unwrap();
+    let mut reader = BufReader::new(stream);
+    let (mut head, mut body) = (0, 0);
+    loop {
+        let mut line = String::new();
+        head += reader.read_line(&mut line).expect("a head");
+        if let Some(length) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            body = length.trim().parse().unwrap();
+        }
+        if line == "\r\n" {
+            return head + body;
+        }
+    }
+}
+
+#[test]
+fn only_the_hosts_the_server_answers_to_are_answered() {
+    // A public name given with --allowed-host, and one derived from --resource.
+    let server = Server::start(
+        None,
+        &[
+            "--allowed-host",
+            "tools.example.com",
+            "--allowed-host",
+            "internal.example:9000",
+            "--resource",
+            "https://public.example.org/mcp",
+        ],
+    );
+    for (host, status) in [
+        ("127.0.0.1", 200),
+        ("localhost:8765", 200),
+        ("tools.example.com", 200),
+        ("tools.example.com:443", 200),
+        ("internal.example:9000", 200),
+        ("public.example.org", 200),
+        ("internal.example:9001", 403),
+        ("evil.example", 403),
+        ("tools.example.com.evil.example", 403),
+    ] {
+        assert_eq!(status_for_host(server.addr, host), status, "Host: {host}");
+    }
+    // By default only loopback names: a rebinding page's name is refused.
+    let plain = Server::start(None, &[]);
+    assert_eq!(status_for_host(plain.addr, "127.0.0.1:1"), 200);
+    assert_eq!(status_for_host(plain.addr, "tools.example.com"), 403);
+}
+
+#[test]
+fn a_client_that_reads_a_byte_at_a_time_is_cut_off() {
+    let server = Server::start(None, &["--write-timeout-ms", "1500"]);
+    // The answers to a few thousand pipelined requests are more than the sockets' buffers
+    // hold, so the server's writes wait on the client, which reads a byte every 100 ms.
+    let request = raw_request("127.0.0.1", 1, "tools/list", json!({}));
+    let requests = 2_000;
+    let mut stream = TcpStream::connect(server.addr).expect("the server accepts");
+    let writer = {
+        let mut stream = stream.try_clone().unwrap();
+        std::thread::spawn(move || {
+            for _ in 0..requests {
+                if stream.write_all(&request).is_err() {
+                    break;
+                }
+            }
+        })
+    };
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let started = Instant::now();
+    let mut read = 0usize;
+    let mut byte = [0u8; 1];
+    while started.elapsed() < Duration::from_secs(5) {
+        match stream.read(&mut byte) {
+            Ok(1) => read += 1,
+            _ => break,
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Now the rest, as fast as it comes: it ends (closed by the server) long before the
+    // thousands of answers are through.
+    let mut buffer = vec![0u8; 1 << 16];
+    let closed = loop {
+        match stream.read(&mut buffer) {
+            Ok(0) => break true,
+            Ok(n) => read += n,
+            Err(error) if matches!(error.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                break false;
+            }
+            Err(_) => break true,
+        }
+    };
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+    writer.join().unwrap();
+    let answers = read / answer_len(server.addr);
+    assert!(closed, "the slow reader's connection was not closed");
+    assert!(
+        answers < requests,
+        "all {requests} answers arrived ({read} bytes): nothing was cut"
+    );
+    eprintln!(
+        "a slow reader: cut off after {read} bytes (about {answers} of {requests} answers), {:?} after it stopped reading fast",
+        started.elapsed()
+    );
+    // The server goes on serving others.
+    legitimate_call(&server.url, 1);
 }
 
 /// `count` payouts at once (each 300 ms inside the tool), each on its own connection:

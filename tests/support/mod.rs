@@ -138,6 +138,35 @@ pub fn python() -> PathBuf {
     PathBuf::from(String::from_utf8(setup.stdout).expect("a path").trim())
 }
 
+/// The Node.js that runs the project's pinned MCP clients (`scripts/node-clients`
+/// installs the TypeScript SDK and the Inspector from the npm registry the first time),
+/// or `None` when they cannot be installed here: the test then skips, saying how to get
+/// them; under `CI=true` that is a failure instead.
+pub fn node_clients() -> Option<PathBuf> {
+    let setup = Command::new(Path::new(MANIFEST_DIR).join("scripts/node-clients"))
+        .stderr(Stdio::inherit())
+        .output();
+    match setup {
+        Ok(setup) if setup.status.success() => Some(PathBuf::from(
+            String::from_utf8(setup.stdout).expect("a path").trim(),
+        )),
+        other => {
+            let why = match other {
+                Ok(setup) => format!("it exited with {}", setup.status),
+                Err(error) => error.to_string(),
+            };
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "scripts/node-clients could not install the MCP clients under CI=true ({why}); it needs npm and the npm registry"
+            );
+            eprintln!(
+                "skipped: scripts/node-clients could not install the MCP clients ({why}); it needs npm and access to the npm registry the first time"
+            );
+            None
+        }
+    }
+}
+
 /// POSTs `body` to the MCP endpoint `url` as a client does: JSON, both content types
 /// accepted, the method and tool name mirrored into headers, and `headers`. The status,
 /// the session and challenge headers, and the JSON-RPC message (from a JSON or an SSE

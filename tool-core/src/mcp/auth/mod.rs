@@ -307,6 +307,16 @@ mod tests {
     }
 
     #[test]
+    fn scopes_supported_is_left_out_when_there_is_nothing_to_list() {
+        let server = ResourceServer::new("https://t/mcp", ["https://a"], Nobody);
+        let document = server.metadata(&[]);
+        assert_eq!(document.get("scopes_supported"), None, "{document}");
+        assert_eq!(document["resource"], "https://t/mcp");
+        let document = server.metadata(&["notes:write".into(), "notes:write".into()]);
+        assert_eq!(document["scopes_supported"], json!(["notes:write"]));
+    }
+
+    #[test]
     fn a_challenge_never_breaks_its_quoting() {
         let server = ResourceServer::new("https://t/mcp", ["https://a"], Nobody);
         let challenge = server.challenge(

@@ -1,0 +1,129 @@
+// The official MCP TypeScript SDK (@modelcontextprotocol/sdk, pinned in package.json
+// beside this file) as a client of toolwright's example server.
+//
+// Usage:
+//   node ts_client.mjs stdio SERVER [ARGS...]   spawns SERVER and speaks MCP on its stdio
+//   node ts_client.mjs http URL                 Streamable HTTP, e.g. http://127.0.0.1:8765/mcp
+//
+// Run it with the node that scripts/node-clients prints: the SDK is found in the
+// node_modules that node was installed into (or in $TOOLWRIGHT_MCP_CLIENTS/node_modules).
+// Prints one summary line and exits 0 when the server answered as the SDK expects;
+// otherwise exits 1 saying what differed. Gives up after 30 seconds.
+
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+const TIMEOUT_MS = 30_000;
+
+// The transport in use, so that a failure can end the server process it started.
+let transport;
+
+function fail(message) {
+    console.error(`ts_client: ${message}`);
+    if (transport?.pid) {
+        try {
+            process.kill(transport.pid, "SIGKILL");
+        } catch {}
+    }
+    process.exit(1);
+}
+
+function check(condition, what, got) {
+    if (!condition) fail(`${what}; got ${JSON.stringify(got)}`);
+}
+
+// Where the pinned packages are: beside the node binary that runs us
+// (<work>/node_modules/node/bin/node), unless $TOOLWRIGHT_MCP_CLIENTS says otherwise.
+function nodeModules() {
+    const candidates = [];
+    if (process.env.TOOLWRIGHT_MCP_CLIENTS) {
+        candidates.push(path.join(process.env.TOOLWRIGHT_MCP_CLIENTS, "node_modules"));
+    }
+    candidates.push(path.resolve(path.dirname(process.execPath), "..", ".."));
+    for (const dir of candidates) {
+        if (existsSync(path.join(dir, "@modelcontextprotocol", "sdk", "package.json"))) return dir;
+    }
+    fail(`@modelcontextprotocol/sdk not found in ${candidates.join(" or ")}; run this with the node scripts/node-clients prints`);
+}
+
+async function sdk(subpath) {
+    return import(pathToFileURL(path.join(nodeModules(), "@modelcontextprotocol", "sdk", "dist", "esm", subpath)).href);
+}
+
+function text(result) {
+    return (result.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+}
+
+async function run(mode, target, args) {
+    const { Client } = await sdk("client/index.js");
+    const { version } = JSON.parse(readFileSync(path.join(nodeModules(), "@modelcontextprotocol", "sdk", "package.json"), "utf8"));
+    if (mode === "stdio") {
+        const { StdioClientTransport } = await sdk("client/stdio.js");
+        // The server's own log lines go to our stderr, where a failing test shows them.
+        transport = new StdioClientTransport({ command: target, args, stderr: "inherit" });
+    } else if (mode === "http") {
+        const { StreamableHTTPClientTransport } = await sdk("client/streamableHttp.js");
+        transport = new StreamableHTTPClientTransport(new URL(target));
+    } else {
+        fail(`unknown mode ${JSON.stringify(mode)}: use stdio or http`);
+    }
+
+    const client = new Client({ name: "toolwright-ts-client", version: "0.0.0" });
+    await client.connect(transport);
+    try {
+        const server = client.getServerVersion();
+        check(server?.name, "initialize names the server", server);
+
+        const { tools } = await client.listTools();
+        const names = tools.map((t) => t.name);
+        check(names.includes("convert_temperature"), "tools/list offers convert_temperature", names);
+        const convert = tools.find((t) => t.name === "convert_temperature");
+        check(convert.inputSchema?.type === "object", "convert_temperature's inputSchema is an object schema", convert.inputSchema);
+        check(
+            JSON.stringify([...(convert.inputSchema.required ?? [])].sort()) === JSON.stringify(["from", "to", "value"]),
+            "convert_temperature requires value, from and to",
+            convert.inputSchema.required,
+        );
+
+        // A valid call: 100 C is 212 F.
+        const ok = await client.callTool({ name: "convert_temperature", arguments: { value: 100, from: "celsius", to: "fahrenheit" } });
+        check(ok.isError !== true, "a valid call succeeds", ok);
+        check(Number(text(ok)) === 212, "100 celsius is 212 fahrenheit", ok.content);
+
+        // A wrong type: an isError result (not a protocol error) naming the argument.
+        const bad = await client.callTool({ name: "convert_temperature", arguments: { value: "hot", from: "celsius", to: "kelvin" } });
+        check(bad.isError === true, "a string for the number `value` gives isError", bad);
+        check(/\bvalue\b/.test(text(bad)), "the error names the bad argument `value`", text(bad));
+
+        // An unknown tool: a JSON-RPC error, or at least an isError result.
+        let unknown;
+        try {
+            const result = await client.callTool({ name: "convert_temprature", arguments: {} });
+            check(result.isError === true, "an unknown tool gives an error", result);
+            unknown = `isError result (${JSON.stringify(text(result))})`;
+        } catch (error) {
+            check(error?.code !== undefined, "an unknown tool gives a JSON-RPC error", String(error));
+            unknown = `JSON-RPC error ${error.code} (${JSON.stringify(error.message)})`;
+        }
+
+        const protocol = transport.protocolVersion ? `, protocol ${transport.protocolVersion}` : "";
+        console.log(
+            `ts_client ${mode}: @modelcontextprotocol/sdk ${version} against ${server.name} ${server.version}${protocol}: ` +
+                `${names.length} tools listed; valid call = ${text(ok)}; wrong type = isError naming \`value\`; unknown tool = ${unknown}`,
+        );
+    } finally {
+        await client.close();
+    }
+}
+
+const [mode, target, ...args] = process.argv.slice(2);
+if (!mode || !target) fail("usage: ts_client.mjs stdio SERVER [ARGS...] | ts_client.mjs http URL");
+const timer = setTimeout(() => fail(`gave up after ${TIMEOUT_MS / 1000} s`), TIMEOUT_MS);
+run(mode, target, args).then(
+    () => {
+        clearTimeout(timer);
+        process.exit(0);
+    },
+    (error) => fail(error?.stack ?? String(error)),
+);

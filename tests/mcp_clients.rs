@@ -1,0 +1,135 @@
+//! The example MCP server (`examples/mcp_server.rs`) in front of the clients people run,
+//! installed by the project's own scripts and pinned:
+//!
+//! - the OpenAI Agents SDK (`openai-agents`, Python): every tool of every example registry
+//!   converts to a strict function tool (`tests/mcp/strict_client.py`);
+//! - the MCP Inspector's CLI with `--strict`: its portability report finds nothing, error
+//!   or warning (`tests/mcp/clients/inspector.sh`);
+//! - the official TypeScript SDK's client: a valid call, an invalid one and an unknown
+//!   tool, over stdio and over Streamable HTTP (`tests/mcp/clients/ts_client.mjs`).
+//!
+//! Python comes from `scripts/python-env`, Node.js and the npm packages from
+//! `scripts/node-clients`. Each client has its own time limit (at most 60 s).
+
+#[path = "../examples/tools/mod.rs"]
+mod tools;
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use support::{HttpServer, MANIFEST_DIR, server_binary};
+use toolwright::{Dialect, Registry};
+
+/// `output` succeeded; otherwise everything it printed, in the panic.
+fn assert_success(what: &str, output: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{what} failed ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
+    stdout
+}
+
+#[test]
+fn the_openai_agents_sdk_makes_every_example_tool_strict() {
+    let python = support::python();
+    let script = Path::new(MANIFEST_DIR).join("tests/mcp/strict_client.py");
+    // The example server as a client meets it, `send_payout` included.
+    let ledger = std::env::temp_dir().join(format!("toolwright-strict-{}.log", std::process::id()));
+    let output = Command::new(&python)
+        .arg(&script)
+        .arg(server_binary())
+        .arg("--ledger")
+        .arg(&ledger)
+        .output()
+        .expect("python runs");
+    let _ = std::fs::remove_file(&ledger);
+    let stdout = assert_success("strict conversion of the example server's tools", &output);
+    assert!(stdout.contains("all 12 tools converted"), "{stdout}");
+    // The example tools no server here serves (the payments desk among them), as their
+    // MCP definitions.
+    let registry = Registry::new()
+        .with_toolset(tools::PaymentsDesk::shared())
+        .with(tools::SaveNote)
+        .with(tools::SearchNotes)
+        .with(tools::ConvertTemperature)
+        .with(tools::coding::ListDir)
+        .with(tools::coding::ReadFile)
+        .with(tools::coding::SearchFiles)
+        .with(tools::coding::EditFile)
+        .with(tools::coding::UndoEdit)
+        .with(tools::coding::WriteFile)
+        .with(tools::coding::RunCommand)
+        .with(tools::coding::ReadEnv);
+    let definitions = registry
+        .definitions(Dialect::Mcp)
+        .expect("MCP expresses them");
+    let file = std::env::temp_dir().join(format!("toolwright-tools-{}.json", std::process::id()));
+    std::fs::write(&file, serde_json::to_string(&definitions).unwrap()).unwrap();
+    let output = Command::new(&python)
+        .arg(&script)
+        .arg("--tools")
+        .arg(&file)
+        .output()
+        .expect("python runs");
+    let _ = std::fs::remove_file(&file);
+    let stdout = assert_success("strict conversion of the example registries", &output);
+    assert!(
+        stdout.contains(&format!("all {} tools converted", definitions.len())),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn the_mcp_inspector_finds_nothing_unportable() {
+    if support::node_clients().is_none() {
+        return;
+    }
+    let output = Command::new(Path::new(MANIFEST_DIR).join("tests/mcp/clients/inspector.sh"))
+        .arg("--fail-on-warnings")
+        .arg(server_binary())
+        .output()
+        .expect("the Inspector runs");
+    let stdout = assert_success("the Inspector's --strict report", &output);
+    assert!(
+        stdout.contains("11 tools listed; 0 errors, 0 warnings"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn the_typescript_sdk_calls_tools_over_both_transports() {
+    let Some(node) = support::node_clients() else {
+        return;
+    };
+    let client = Path::new(MANIFEST_DIR).join("tests/mcp/clients/ts_client.mjs");
+    let output = Command::new(&node)
+        .arg(&client)
+        .arg("stdio")
+        .arg(server_binary())
+        .output()
+        .expect("node runs");
+    let stdout = assert_success("the TypeScript SDK over stdio", &output);
+    assert!(
+        stdout.contains("valid call = 212")
+            && stdout.contains("wrong type = isError naming `value`"),
+        "{stdout}"
+    );
+    let server = HttpServer::start();
+    let output = Command::new(&node)
+        .arg(&client)
+        .arg("http")
+        .arg(&server.url)
+        .output()
+        .expect("node runs");
+    let stdout = assert_success("the TypeScript SDK over Streamable HTTP", &output);
+    assert!(
+        stdout.contains("valid call = 212")
+            && stdout.contains("unknown tool = JSON-RPC error -32602"),
+        "{stdout}"
+    );
+}
