@@ -16,20 +16,7 @@ use toolwright::{
 };
 
 fn examples() -> Registry {
-    Registry::new()
-        .with_policy(toolwright::policy::AllowAll)
-        .with_toolset(tools::PaymentsDesk::shared())
-        .with(tools::SaveNote)
-        .with(tools::SearchNotes)
-        .with(tools::ConvertTemperature)
-        .with(tools::coding::ListDir)
-        .with(tools::coding::ReadFile)
-        .with(tools::coding::SearchFiles)
-        .with(tools::coding::EditFile)
-        .with(tools::coding::UndoEdit)
-        .with(tools::coding::WriteFile)
-        .with(tools::coding::RunCommand)
-        .with(tools::coding::ReadEnv)
+    tools::every_example_tool(toolwright::policy::AllowAll)
 }
 
 #[test]

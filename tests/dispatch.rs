@@ -39,6 +39,17 @@ fn block_on<F: std::future::Future>(future: F) -> F::Output {
         .block_on(future)
 }
 
+/// The argument problems of a refused call, as the model reads them.
+fn problems_of(result: &toolwright::ToolResult) -> Vec<String> {
+    result
+        .error()
+        .unwrap_or_else(|| panic!("refused, not run: {}", result.for_model()))
+        .problems
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
 fn model_json(result: &toolwright::ToolResult) -> Value {
     serde_json::from_str(result.for_model()).expect("an error's model view is JSON")
 }
@@ -128,27 +139,13 @@ fn constraints_are_checked_on_the_fast_path_too() {
             r#"{"customer": "C-1", "amount": 0, "currency": "EUR"}"#,
         ),
     ));
-    let problems: Vec<String> = result
-        .error()
-        .unwrap()
-        .problems
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    assert_eq!(problems, ["$.amount: must be >= 1, got 0"]);
+    assert_eq!(problems_of(&result), ["$.amount: must be >= 1, got 0"]);
     let result = block_on(registry().dispatch(
         &ctx(),
         ToolCall::new("c", "save_note", r#"{"note": {"title": "", "body": "b"}}"#),
     ));
-    let problems: Vec<String> = result
-        .error()
-        .unwrap()
-        .problems
-        .iter()
-        .map(ToString::to_string)
-        .collect();
     assert_eq!(
-        problems,
+        problems_of(&result),
         ["$.note.title: must be at least 1 character long, got 0"]
     );
     // `#[arg(items(...))]`: each tag is checked, on the fast path and explained by the
@@ -161,15 +158,8 @@ fn constraints_are_checked_on_the_fast_path_too() {
             r#"{"note": {"title": "t", "body": "b", "tags": ["ok", ""]}}"#,
         ),
     ));
-    let problems: Vec<String> = result
-        .error()
-        .expect("an empty tag is refused")
-        .problems
-        .iter()
-        .map(ToString::to_string)
-        .collect();
     assert_eq!(
-        problems,
+        problems_of(&result),
         ["$.note.tags[1]: must be at least 1 character long, got 0"]
     );
     let result = block_on(registry().dispatch(
@@ -221,14 +211,7 @@ fn a_whole_float_for_an_integer_is_read_as_that_integer_everywhere() {
                         result.for_model()
                     ),
                     Err(problem) => {
-                        let problems: Vec<String> = result
-                            .error()
-                            .unwrap_or_else(|| panic!("{dialect:?} {text} ran"))
-                            .problems
-                            .iter()
-                            .map(ToString::to_string)
-                            .collect();
-                        assert_eq!(problems, [problem], "{dialect:?} {text}");
+                        assert_eq!(problems_of(&result), [problem], "{dialect:?} {text}");
                     }
                 }
             }

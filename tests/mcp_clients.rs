@@ -20,7 +20,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use support::{HttpServer, MANIFEST_DIR, server_binary};
-use toolwright::{Dialect, Registry};
+use toolwright::Dialect;
 
 /// `output` succeeded; otherwise everything it printed, in the panic.
 fn assert_success(what: &str, output: &Output) -> String {
@@ -52,19 +52,7 @@ fn the_openai_agents_sdk_makes_every_example_tool_strict() {
     assert!(stdout.contains("all 12 tools converted"), "{stdout}");
     // The example tools no server here serves (the payments desk among them), as their
     // MCP definitions.
-    let registry = Registry::new()
-        .with_toolset(tools::PaymentsDesk::shared())
-        .with(tools::SaveNote)
-        .with(tools::SearchNotes)
-        .with(tools::ConvertTemperature)
-        .with(tools::coding::ListDir)
-        .with(tools::coding::ReadFile)
-        .with(tools::coding::SearchFiles)
-        .with(tools::coding::EditFile)
-        .with(tools::coding::UndoEdit)
-        .with(tools::coding::WriteFile)
-        .with(tools::coding::RunCommand)
-        .with(tools::coding::ReadEnv);
+    let registry = tools::every_example_tool(toolwright::policy::EffectPolicy);
     let definitions = registry
         .definitions(Dialect::Mcp)
         .expect("MCP expresses them");

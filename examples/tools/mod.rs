@@ -13,3 +13,25 @@ pub mod payments;
 
 pub use basics::*;
 pub use payments::*;
+
+/// Every example tool in one registry (the payments desk, notes, the converter, the
+/// coding tools), with `policy`: what the dialect snapshots and the real-client tests
+/// cover.
+pub fn every_example_tool(
+    policy: impl toolwright::policy::Policy + 'static,
+) -> toolwright::Registry {
+    toolwright::Registry::new()
+        .with_policy(policy)
+        .with_toolset(PaymentsDesk::shared())
+        .with(SaveNote)
+        .with(SearchNotes)
+        .with(ConvertTemperature)
+        .with(coding::ListDir)
+        .with(coding::ReadFile)
+        .with(coding::SearchFiles)
+        .with(coding::EditFile)
+        .with(coding::UndoEdit)
+        .with(coding::WriteFile)
+        .with(coding::RunCommand)
+        .with(coding::ReadEnv)
+}

@@ -21,8 +21,11 @@ use tokio::time::{Instant, Sleep};
 pub(super) struct WriteTimeout<T> {
     io: T,
     timeout: Duration,
-    /// Running while a chunk is unflushed; its deadline is the chunk's.
-    deadline: Option<Pin<Box<Sleep>>>,
+    /// When the chunk being written had its first write; `None` between chunks.
+    deadline: Option<Instant>,
+    /// Wakes a write that waits on the client at the deadline: made the first time a
+    /// write waits (most answers never do) and reused.
+    timer: Option<Pin<Box<Sleep>>>,
 }
 
 impl<T> WriteTimeout<T> {
@@ -31,21 +34,31 @@ impl<T> WriteTimeout<T> {
             io,
             timeout,
             deadline: None,
+            timer: None,
         }
     }
 
     /// Starts the chunk's clock if it is not running; errs once its deadline passed.
-    /// While the write waits, the clock's timer wakes the task at the deadline.
+    /// While the write waits, the timer wakes the task at the deadline.
     fn check(&mut self, cx: &mut Context<'_>, waiting: bool) -> io::Result<()> {
+        let now = Instant::now();
         let timeout = self.timeout;
-        let deadline = self
-            .deadline
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(Instant::now() + timeout)));
-        let expired = if waiting {
-            deadline.as_mut().poll(cx).is_ready()
-        } else {
-            deadline.deadline() <= Instant::now()
-        };
+        let deadline = *self.deadline.get_or_insert(now + timeout);
+        let mut expired = deadline <= now;
+        if waiting && !expired {
+            let timer = match &mut self.timer {
+                Some(timer) => {
+                    if timer.deadline() != deadline {
+                        timer.as_mut().reset(deadline);
+                    }
+                    timer
+                }
+                None => self
+                    .timer
+                    .insert(Box::pin(tokio::time::sleep_until(deadline))),
+            };
+            expired = timer.as_mut().poll(cx).is_ready();
+        }
         if expired {
             return Err(io::Error::new(
                 io::ErrorKind::TimedOut,
@@ -56,6 +69,16 @@ impl<T> WriteTimeout<T> {
             ));
         }
         Ok(())
+    }
+
+    /// A write's outcome, unless the chunk's deadline passed.
+    fn timed(
+        &mut self,
+        cx: &mut Context<'_>,
+        written: Poll<io::Result<usize>>,
+    ) -> Poll<io::Result<usize>> {
+        self.check(cx, written.is_pending())?;
+        written
     }
 }
 
@@ -75,17 +98,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for WriteTimeout<T> {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let this = &mut *self;
-        match Pin::new(&mut this.io).poll_write(cx, buf) {
-            Poll::Ready(result) => {
-                this.check(cx, false)?;
-                Poll::Ready(result)
-            }
-            Poll::Pending => {
-                this.check(cx, true)?;
-                Poll::Pending
-            }
-        }
+        let written = Pin::new(&mut self.io).poll_write(cx, buf);
+        self.timed(cx, written)
     }
 
     fn poll_write_vectored(
@@ -93,17 +107,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for WriteTimeout<T> {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        let this = &mut *self;
-        match Pin::new(&mut this.io).poll_write_vectored(cx, bufs) {
-            Poll::Ready(result) => {
-                this.check(cx, false)?;
-                Poll::Ready(result)
-            }
-            Poll::Pending => {
-                this.check(cx, true)?;
-                Poll::Pending
-            }
-        }
+        let written = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.timed(cx, written)
     }
 
     fn is_write_vectored(&self) -> bool {
