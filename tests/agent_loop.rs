@@ -2,14 +2,10 @@
 //! Completions shape and replays a scripted conversation: the model reads a file, fails
 //! an edit with a stale `old_text`, reads again, edits, runs the tests, and answers.
 
-#[path = "../examples/tools/mod.rs"]
-mod tools;
-
 #[path = "../examples/agent/chat.rs"]
 mod chat;
 
-#[path = "../examples/agent/setup.rs"]
-mod setup;
+use crate::setup;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;

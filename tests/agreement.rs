@@ -5,8 +5,7 @@
 //! Values are generated from each tool's own schema (so most are near the boundary
 //! between valid and invalid) mixed with arbitrary JSON.
 
-#[path = "../examples/tools/mod.rs"]
-mod tools;
+use crate::tools;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};

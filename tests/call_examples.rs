@@ -3,8 +3,7 @@
 //! the tool joins, so an example the tool would refuse never reaches a model, and each
 //! dialect gets them where it has a place for them.
 
-#[path = "../examples/tools/mod.rs"]
-mod tools;
+use crate::tools;
 
 use insta::assert_json_snapshot;
 use serde_json::json;

@@ -1,11 +1,9 @@
 //! The coding agent's tools, each with its happy path and its refusals: path escape,
 //! stale edit, secret key, unknown command.
 
-#[path = "../examples/tools/mod.rs"]
-mod tools;
+use crate::tools;
 
-#[path = "../examples/agent/setup.rs"]
-mod setup;
+use crate::setup;
 
 use std::path::Path;
 

@@ -2,8 +2,7 @@
 //! lowered schema checked against its dialect's rules; constructs a dialect cannot
 //! express refused with the tool, the path and the target; and the strict round trip.
 
-#[path = "../examples/tools/mod.rs"]
-mod tools;
+use crate::tools;
 
 use std::collections::HashMap;
 

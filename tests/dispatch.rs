@@ -1,7 +1,6 @@
 //! The dispatcher: one result per call, every argument problem at once, errors as data.
 
-#[path = "../examples/tools/mod.rs"]
-mod tools;
+use crate::tools;
 
 use std::time::Duration;
 

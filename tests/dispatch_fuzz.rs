@@ -2,8 +2,7 @@
 //! the dispatcher. Never a panic, never a lost call: always exactly one result, carrying
 //! the call's id.
 
-#[path = "../examples/tools/mod.rs"]
-mod tools;
+use crate::tools;
 
 use proptest::prelude::*;
 use serde_json::Value;

@@ -7,11 +7,9 @@
 //! Every call goes through a registry that allows everything: what stops these is the
 //! tools' own checks, not a policy.
 
-#[path = "../examples/tools/mod.rs"]
-mod tools;
+use crate::tools;
 
-#[path = "../examples/agent/setup.rs"]
-mod setup;
+use crate::setup;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

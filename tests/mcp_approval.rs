@@ -12,11 +12,10 @@ use serde_json::{Value, json};
 use toolwright::mcp::McpServer;
 use toolwright::{Context, Registry, tool};
 
-mod support;
-#[path = "support/wire.rs"]
-mod wire;
+use crate::support;
+use crate::support::wire;
 
-use support::{MANIFEST_DIR, server_binary, stateless_with_meta};
+use crate::support::{MANIFEST_DIR, server_binary, stateless_with_meta};
 use wire::Wire;
 
 #[test]

@@ -15,9 +15,9 @@ use toolwright::mcp::{HttpServer, McpServer};
 use toolwright::policy::Caller;
 use toolwright::{Context, Registry, ToolError, tool};
 
-mod support;
+use crate::support;
 
-use support::{MANIFEST_DIR as ROOT, Reply};
+use crate::support::{MANIFEST_DIR as ROOT, Reply};
 
 /// Who is calling, as the server sees it.
 #[tool(effect = "read_only")]

@@ -11,15 +11,14 @@
 //! Python comes from `scripts/python-env`, Node.js and the npm packages from
 //! `scripts/node-clients`. Each client has its own time limit (at most 60 s).
 
-#[path = "../examples/tools/mod.rs"]
-mod tools;
+use crate::tools;
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
-use support::{HttpServer, MANIFEST_DIR, server_binary};
+use crate::support::{HttpServer, MANIFEST_DIR, server_binary};
 use toolwright::Dialect;
 
 /// `output` succeeded; otherwise everything it printed, in the panic.

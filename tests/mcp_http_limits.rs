@@ -25,9 +25,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-mod support;
-
-use support::{server_binary, stateless, stateless_with_meta};
+use crate::support::{server_binary, stateless, stateless_with_meta};
 
 /// The example server, started through `sh` so `ulimit -n` can bound its descriptors.
 struct Server {

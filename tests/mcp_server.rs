@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-mod support;
+use crate::support;
 
-use support::{HttpServer, MANIFEST_DIR, server_binary, stateless};
+use crate::support::{HttpServer, MANIFEST_DIR, server_binary, stateless};
 
 #[test]
 fn python_sdk_client_in_both_protocol_eras() {

@@ -1,8 +1,7 @@
 //! The payments desk: happy paths and refusals (missing scope, refund over the
 //! threshold, duplicate refund, business rules after the schema).
 
-#[path = "../examples/tools/mod.rs"]
-mod tools;
+use crate::tools;
 
 use serde_json::json;
 use std::sync::Arc;

@@ -2,8 +2,7 @@
 //! valid, one invalid), in the provider's documented shape, is parsed, dispatched
 //! through the registry, and the follow-up it renders is a reviewed snapshot.
 
-#[path = "../examples/tools/mod.rs"]
-mod tools;
+use crate::tools;
 
 use insta::assert_json_snapshot;
 use serde_json::{Value, json};

@@ -7,15 +7,13 @@
 //! `TOOLWRIGHT_POSTGRES_URL` / `TOOLWRIGHT_REDIS_URL`; without them the tests skip, and
 //! fail under `CI=true`.
 
-mod support;
-
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
+use crate::support::{HttpServer, service_url, stateless, stateless_with_meta};
 use serde_json::{Value, json};
-use support::{HttpServer, service_url, stateless, stateless_with_meta};
 
 const SECRET: &str = "replica-test-secret-0123456789abcdef";
 

@@ -5,7 +5,7 @@
 //! get it and skips; under `CI=true` it fails instead.
 
 #[cfg(any(feature = "postgres", feature = "redis"))]
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

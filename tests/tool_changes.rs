@@ -11,9 +11,8 @@ use toolwright::policy::AllowAll;
 use toolwright::provider::Dialect;
 use toolwright::{Context, ErrorKind, Registry, RegistryError, ToolCall, tool};
 
-mod support;
-#[path = "support/wire.rs"]
-mod wire;
+use crate::support;
+use crate::support::wire;
 
 use wire::Wire;
 

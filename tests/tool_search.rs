@@ -293,10 +293,7 @@ mod deferred {
 /// loaded, cacheable for everyone; a search answers with MCP tool definitions.
 #[cfg(feature = "mcp")]
 mod mcp {
-    #[path = "../support/mod.rs"]
-    mod support;
-    #[path = "../support/wire.rs"]
-    mod wire;
+    use crate::support::{self, wire};
 
     use serde_json::{Value, json};
     use toolwright::Context;

@@ -2,8 +2,7 @@
 //! contract (a renamed argument, a new constraint, an edited doc comment) shows up in
 //! review as a diff of `tests/snapshots/tool_specs__*.snap`.
 
-#[path = "../examples/tools/mod.rs"]
-mod tools;
+use crate::tools;
 
 use insta::assert_json_snapshot;
 use serde_json::json;

@@ -12,6 +12,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+/// An MCP server on in-memory streams (tests of the server in-process).
+#[cfg(feature = "mcp")]
+pub mod wire;
+
 pub const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The example server, built with this test's own features (so nothing is rebuilt).

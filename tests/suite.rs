@@ -1,0 +1,64 @@
+//! The integration tests, one module per area, linked once (cargo's `tests/testsuite`
+//! pattern): a module that needs a feature is compiled with it. Apart, in binaries of
+//! their own: tests/observability.rs (it installs the global tracing subscriber) and
+//! tests/lint_clean.rs (compiled under `#![deny(warnings)]`, pedantic clippy included).
+
+#[path = "../examples/tools/mod.rs"]
+mod tools;
+
+#[path = "../examples/agent/setup.rs"]
+mod setup;
+
+mod support;
+
+mod agent_loop;
+mod agreement;
+mod call_examples;
+mod coding_agent;
+mod content_and_feedback;
+mod derive_schemas;
+mod dialects;
+mod dispatch;
+mod dispatch_fuzz;
+mod effects;
+#[cfg(all(
+    feature = "chrono",
+    feature = "uuid",
+    feature = "url",
+    feature = "jiff",
+    feature = "rust_decimal",
+    feature = "semver",
+    feature = "indexmap",
+    feature = "smallvec",
+    feature = "arrayvec",
+    feature = "ordered-float",
+    feature = "schemars"
+))]
+mod foreign_types;
+mod hostile_client;
+mod idempotency;
+mod json_schema_suite;
+#[cfg(feature = "mcp")]
+mod mcp_approval;
+#[cfg(all(feature = "mcp", feature = "oauth"))]
+mod mcp_auth;
+#[cfg(feature = "mcp")]
+mod mcp_clients;
+#[cfg(feature = "mcp")]
+mod mcp_conformance;
+mod mcp_http_limits;
+#[cfg(feature = "mcp")]
+mod mcp_server;
+mod payments;
+mod providers;
+mod public_api;
+#[cfg(all(feature = "mcp", feature = "postgres", feature = "redis"))]
+mod replicas;
+mod stores;
+#[cfg(feature = "mcp")]
+mod tool_changes;
+#[cfg(feature = "search")]
+mod tool_search;
+mod tool_specs;
+mod toolsets;
+mod visibility;
