@@ -173,13 +173,9 @@ impl<'a> SchemaSource<'a> {
     }
 }
 
-/// `[("minimum", Value::from(1i64)), ...]`, examples included.
+/// `[("minimum", Value::from(1i64)), ...]`: the keywords of a property's schema, those of
+/// its `items(...)`, its `x-mcp-header` and its `examples`.
 pub fn keyword_tokens(options: &ArgOptions) -> TokenStream {
-    keyword_list(options, true)
-}
-
-/// The keywords as a list; `examples` only when asked (they constrain nothing).
-fn keyword_list(options: &ArgOptions, with_examples: bool) -> TokenStream {
     let mut entries = constraint_entries(&options.constraints);
     if let Some(items) = &options.items {
         // Merged into the list's own `items` schema (`__private::property_schema_from`).
@@ -194,7 +190,7 @@ fn keyword_list(options: &ArgOptions, with_examples: bool) -> TokenStream {
             ("x-mcp-header", _tw::__private::serde_json::Value::from(#header))
         });
     }
-    if with_examples && !options.examples.is_empty() {
+    if !options.examples.is_empty() {
         let examples = options.examples.iter().map(|example| {
             quote_spanned! {example.span()=> _tw::__private::to_json(&(#example)) }
         });

@@ -52,9 +52,9 @@ impl AllowedHosts {
             None => uri.authority().cloned(),
         };
         let Some(named) = named else { return false };
-        let (host, port) = normalized(&named);
+        let (host, port) = (named.host().trim_matches(['[', ']']), named.port_u16());
         self.0.iter().any(|(allowed, allowed_port)| {
-            *allowed == host && allowed_port.is_none_or(|p| Some(p) == port)
+            allowed.eq_ignore_ascii_case(host) && allowed_port.is_none_or(|p| Some(p) == port)
         })
     }
 

@@ -104,8 +104,7 @@ impl HttpServer {
     }
 
     /// Every request must carry a bearer token `auth` accepts; the token's caller is the
-    /// caller of its calls.
-    /// The host of its resource URL is answered too (see
+    /// caller of its calls. The host of its resource URL is answered too (see
     /// [`HttpServer::with_allowed_hosts`]).
     pub fn with_auth(mut self, auth: ResourceServer) -> Self {
         self.auth = Some(auth);

@@ -6,10 +6,12 @@
 //! Each target is described in one place, `rules.rs` (a `Rules` value per
 //! target, from each provider's documentation and SDKs); this file is the one walker that
 //! applies them. `refs.rs` handles `$defs`/`$ref`, `checks.rs` what is checked rather
-//! than rewritten (property names, size limits), `nulls.rs` "or null" for OpenAPI.
+//! than rewritten (property names, size limits), `nulls.rs` "or null" for OpenAPI and
+//! MCP, `errors.rs` what a lowering refuses.
 //! Decoding a strict call's `null`s back is reading, not lowering: `crate::arguments`.
 
 mod checks;
+mod errors;
 mod nulls;
 pub(crate) mod objects;
 pub(crate) mod refs;
@@ -21,6 +23,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+pub use errors::{LoweringError, LoweringErrors};
 use objects::merge_object_schema;
 use refs::{def_name, defs_of, referenced};
 use rules::{Nulls, Objects, Refs, Rules};
@@ -89,97 +92,6 @@ impl fmt::Display for Target {
     }
 }
 
-/// A construct a target cannot express.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LoweringError {
-    /// The tool.
-    pub tool: String,
-    /// JSON pointer of the construct in the tool's canonical schema (`/properties/x`).
-    pub path: String,
-    /// The target.
-    pub target: Target,
-    /// What cannot be expressed, and what to do instead.
-    pub reason: String,
-}
-
-impl fmt::Display for LoweringError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() {
-            "/"
-        } else {
-            &self.path
-        };
-        write!(
-            f,
-            "tool '{}' at {path}: {} cannot express this: {}",
-            self.tool, self.target, self.reason
-        )
-    }
-}
-
-impl std::error::Error for LoweringError {}
-
-/// Every construct, in every tool, that a target cannot express. An
-/// [`Error`](std::error::Error), so `registry.definitions(dialect)?` works in a `main`
-/// returning `Box<dyn Error>` or `anyhow::Result`; it reads as the list of
-/// [`LoweringError`]s (`errors.len()`, `errors.iter()`, `for error in errors`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(transparent)]
-pub struct LoweringErrors(Vec<LoweringError>);
-
-impl LoweringErrors {
-    /// The errors, one per construct.
-    pub fn into_vec(self) -> Vec<LoweringError> {
-        self.0
-    }
-}
-
-impl From<Vec<LoweringError>> for LoweringErrors {
-    fn from(errors: Vec<LoweringError>) -> Self {
-        LoweringErrors(errors)
-    }
-}
-
-impl std::ops::Deref for LoweringErrors {
-    type Target = [LoweringError];
-
-    fn deref(&self) -> &[LoweringError] {
-        &self.0
-    }
-}
-
-impl IntoIterator for LoweringErrors {
-    type Item = LoweringError;
-    type IntoIter = std::vec::IntoIter<LoweringError>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
-    }
-}
-
-impl<'a> IntoIterator for &'a LoweringErrors {
-    type Item = &'a LoweringError;
-    type IntoIter = std::slice::Iter<'a, LoweringError>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
-    }
-}
-
-impl fmt::Display for LoweringErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.as_slice() {
-            [one] => one.fmt(f),
-            all => {
-                write!(f, "{} constructs cannot be expressed:", all.len())?;
-                all.iter().try_for_each(|error| write!(f, "\n  {error}"))
-            }
-        }
-    }
-}
-
-impl std::error::Error for LoweringErrors {}
-
 /// The arguments schema of `tool` lowered for `target`, or every construct the target
 /// cannot express.
 pub fn lower_schema(tool: &str, schema: &Value, target: Target) -> Result<Value, LoweringErrors> {
@@ -198,7 +110,7 @@ pub fn lower_schema(tool: &str, schema: &Value, target: Target) -> Result<Value,
     if lowering.errors.is_empty() {
         Ok(lowered)
     } else {
-        Err(LoweringErrors(lowering.errors))
+        Err(lowering.errors.into())
     }
 }
 

@@ -3,6 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::Lowering;
+use super::refs::DATA_KEYS;
 
 /// OpenAPI 3.0 has no `null` type: `["T", "null"]` and `anyOf [X, null]` become
 /// `nullable: true`.
@@ -66,9 +67,6 @@ const ANNOTATIONS: [&str; 9] = [
     "$comment",
     "x-mcp-header",
 ];
-
-/// Keys whose values are data, not schemas.
-const DATA_KEYS: [&str; 4] = ["const", "enum", "default", "examples"];
 
 /// `"type": ["T", "null"]` becomes `"anyOf": [{"type": "T", ...}, {"type": "null"}]`,
 /// at every depth: the same values, in the form clients that read `type` as one string

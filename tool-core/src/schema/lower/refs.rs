@@ -49,8 +49,8 @@ pub(crate) fn referenced(schema: &Value) -> BTreeSet<String> {
     names
 }
 
-/// Keys whose values are data, not schemas: a `$ref` there is not a reference.
-const DATA_KEYS: [&str; 4] = ["const", "enum", "default", "examples"];
+/// Keys whose values are data, not schemas: a `$ref` (or a `type`) there is not one.
+pub(super) const DATA_KEYS: [&str; 4] = ["const", "enum", "default", "examples"];
 
 /// Inlines, in a root schema, every `$ref` to a definition that is not recursive (the
 /// reference's own keywords win over the definition's, but for a description, where
