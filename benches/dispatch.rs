@@ -37,7 +37,7 @@ fn ready<F: std::future::Future>(future: F) -> F::Output {
 }
 
 fn valid_call(c: &mut Criterion) {
-    let registry = Registry::new().with(BookRoom);
+    let registry = Registry::builder().with(BookRoom).build().unwrap();
     let ctx = Context::new();
     let mut group = c.benchmark_group("valid_call");
     group.bench_function("floor: serde_json::from_str + direct call", |b| {
@@ -87,7 +87,7 @@ fn valid_call(c: &mut Criterion) {
 fn invalid_call(c: &mut Criterion) {
     let schema = BookRoom.spec().input_schema.clone();
     let baseline = jsonschema::draft202012::new(&schema).unwrap();
-    let registry = Registry::new().with(BookRoom);
+    let registry = Registry::builder().with(BookRoom).build().unwrap();
     let ctx = Context::new();
     // Same inputs, same answers: four problems each.
     let instance: Value = serde_json::from_str(INVALID).unwrap();

@@ -46,11 +46,13 @@ fn registry(store: impl IdempotencyStore + 'static) -> Registry {
     let idempotency = Idempotency::new(store)
         .lease(Duration::from_secs(5))
         .retention(Duration::from_secs(5));
-    Registry::new()
+    Registry::builder()
         .with(PayKeyed)
         .with(PayPlain)
-        .with_policy(AllowAll)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
         .with_idempotency(idempotency)
+        .build()
+        .unwrap()
 }
 
 /// A call with a key never used before.

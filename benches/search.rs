@@ -20,7 +20,7 @@ use toolwright::Dialect;
 
 fn search(c: &mut Criterion) {
     let specs = catalog();
-    let registry = registry_of(&specs, 20);
+    let registry = registry_of(&specs, 20).build().unwrap();
     assert_eq!(registry.len(), 10_120);
     let queries = queries();
     let descriptions: Vec<&str> = registry
@@ -50,14 +50,14 @@ fn search(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("first search (builds the index)", |b| {
         b.iter_batched(
-            || registry_of(&specs, 20),
+            || registry_of(&specs, 20).build().unwrap(),
             |registry| black_box(registry.search("create an issue", 5).len()),
             criterion::BatchSize::LargeInput,
         )
     });
     group.bench_function("baseline: definitions, OpenAI strict", |b| {
         b.iter_batched(
-            || registry_of(&specs, 20),
+            || registry_of(&specs, 20).build().unwrap(),
             |registry| {
                 black_box(
                     registry

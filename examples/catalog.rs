@@ -50,11 +50,14 @@ fn chars(definitions: &[Value]) -> usize {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let registry = catalog::registry_of(&catalog::catalog(), 2).with_tool_search(
-        ToolSearch::new(DIALECT)
-            .results(3)
-            .always_loaded(["filesystem_read_file"]),
-    );
+    let registry = catalog::registry_of(&catalog::catalog(), 2)
+        .with_tool_search(
+            ToolSearch::new(DIALECT)
+                .results(3)
+                .always_loaded(["filesystem_read_file"]),
+        )
+        .build()
+        .expect("the catalog's names are unique and the always-loaded one exists");
     let everything = registry
         .definitions(DIALECT)
         .expect("every catalog tool is expressible");

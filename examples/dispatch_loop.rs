@@ -68,7 +68,7 @@ fn main() {
         let built = started.elapsed();
         let (after_build, _) = memory();
         let definitions = registry
-            .definitions_shared(toolwright::provider::Dialect::Mcp)
+            .definitions_shared(toolwright::Dialect::Mcp)
             .expect("expressible");
         let (after_definitions, peak) = memory();
         println!(
@@ -86,9 +86,11 @@ fn main() {
             .enable_time()
             .build()
             .unwrap();
-        let registry = Registry::new()
+        let registry = Registry::builder()
             .with(WaitAMoment)
-            .with_max_concurrency(count);
+            .with_max_concurrency(count)
+            .build()
+            .unwrap();
         let calls: Vec<ToolCall> = (0..count)
             .map(|n| ToolCall::new(format!("call_{n}"), "wait_a_moment", r#"{"millis": 500}"#))
             .collect();
@@ -114,7 +116,7 @@ fn main() {
         toolwright::otel::install(&tracer, meter).expect("installed once");
         std::mem::forget(tracer);
     }
-    let registry = Registry::new().with(BookRoom);
+    let registry = Registry::builder().with(BookRoom).build().unwrap();
     let ctx = Context::new();
     let by_name = book_room::by_name();
     // The rejected call of `benches/dispatch.rs`: every problem found and worded, by the

@@ -62,22 +62,28 @@ async fn edit(#[arg(resource)] path: String) -> String {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(Refund)
         .with(Shell)
         .with(Edit)
         // External effects may run without asking, within the tools' own approval rules;
         // everything destructive asks.
-        .with_policy(|request: &PolicyRequest<'_>| match request.effect {
-            Effect::Destructive => Decision::ask("deleting files needs a person"),
-            _ => Decision::Allow,
-        })
+        .defaults(
+            toolwright::ToolSettings::new().policy(|request: &PolicyRequest<'_>| {
+                match request.effect {
+                    Effect::Destructive => Decision::ask("deleting files needs a person"),
+                    _ => Decision::Allow,
+                }
+            }),
+        )
         .with_observer(|event| {
             println!(
                 "   event: {}",
                 serde_json::to_string(event).unwrap_or_default()
             )
-        });
+        })
+        .build()
+        .expect("three tools, three names");
     let ctx = Context::new().with(Caller::new("agent-1", ["payments:write"]));
 
     println!("== Dry run: every check, nothing happens ==");

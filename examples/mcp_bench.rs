@@ -129,8 +129,11 @@ async fn main() -> Result<(), String> {
     );
     let served = match mode.as_str() {
         "toolwright" => {
-            let server = McpServer::new(Registry::new().with(Add), Context::new())
-                .map_err(|e| e.to_string())?;
+            let server = McpServer::new(
+                Registry::builder().with(Add).build().unwrap(),
+                Context::new(),
+            )
+            .map_err(|e| e.to_string())?;
             server.serve_http_on(listener).await
         }
         "rmcp" => serve_rmcp(listener).await,

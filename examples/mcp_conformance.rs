@@ -214,7 +214,7 @@ async fn main() -> Result<(), String> {
     let addr = addr
         .parse()
         .map_err(|e| format!("{addr}: {e}; give an address such as 127.0.0.1:8765"))?;
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(TestSimpleText)
         .with(TestImageContent)
         .with(TestAudioContent)
@@ -225,7 +225,9 @@ async fn main() -> Result<(), String> {
         .with(TestToolWithLogging)
         .with(TestLoggingTool)
         .with(SchemaTool::json_schema_2020_12())
-        .with(TestCustomHeaders);
+        .with(TestCustomHeaders)
+        .build()
+        .unwrap();
     let server = McpServer::new(registry, Context::new())
         .map_err(|e| e.to_string())?
         .with_name("toolwright-conformance", env!("CARGO_PKG_VERSION"));

@@ -276,6 +276,7 @@ async fn main() -> Result<(), String> {
             .configure("send_payout", ToolSettings::new().policy(AllowAll));
         context = context.with(PayoutLedger(ledger));
     }
+    let registry = registry.build().map_err(|e| e.to_string())?;
     let mut server = McpServer::new(registry, context)
         .map_err(|e| e.to_string())?
         .with_name("toolwright-example", env!("CARGO_PKG_VERSION"))

@@ -13,11 +13,13 @@ use toolwright::{CallArguments, Context, Registry, ToolCall};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with_toolset(PaymentsDesk::shared())
         .with(SaveNote)
         .with(SearchNotes)
-        .with(ConvertTemperature);
+        .with(ConvertTemperature)
+        .build()
+        .unwrap();
     // The context the `#[ctx]` parameters receive: here, the notes store. Checking it at
     // start-up turns a missing value into an error now, not a failed call later.
     let ctx = Context::new()

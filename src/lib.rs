@@ -5,29 +5,109 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
-pub use toolwright_core::provider::Dialect;
-pub use toolwright_core::schema::lower::{LoweringError, LoweringErrors, Target};
 pub use toolwright_core::{
-    Annotations, Arguments, CallArguments, Content, ContentBlock, Context, ContextType, DryRun,
-    DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event, IntoToolOutput, MissingContext,
-    Observation, Prepared, Problem, Registry, RegistryError, Retry, SchemaGenerator, Telemetry,
-    Tool, ToolCall, ToolError, ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema,
-    ToolSettings, ToolSpec, Toolset, is_valid_tool_name,
+    Annotations, Arguments, CallArguments, Content, ContentBlock, Context, ContextType, Dialect,
+    DryRun, DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event, IntoToolOutput,
+    MissingContext, Observation, Prepared, Problem, Registry, RegistryBuilder, RegistryError,
+    RegistryErrors, Retry, SchemaGenerator, Telemetry, Tool, ToolCall, ToolError, ToolFuture,
+    ToolOutcome, ToolOutput, ToolResult, ToolSchema, ToolSettings, ToolSpec, Toolset,
+    is_valid_tool_name,
 };
-pub use toolwright_core::{
-    approval, capability, feedback, idempotency, output, policy, provider, schema, telemetry,
-    validate,
-};
+
+// Each module lists what it exposes: an item added to the core is public here only when
+// it is added to a list, and the API snapshot (tests/public_api.rs) shows it.
+
+/// Approval of risky calls: the signed ticket a paused call carries and a person's
+/// decision on it.
+pub mod approval {
+    pub use toolwright_core::approval::{ApprovalDecision, ApprovalTicket, digest};
+}
+
+/// Context handles that only tools of a risky enough effect may take (checked at
+/// compile time).
+pub mod capability {
+    pub use toolwright_core::capability::{ActsExternally, Destroys, Writes};
+}
+
+/// Progress and log messages from inside a running tool.
+pub mod feedback {
+    pub use toolwright_core::feedback::{Feedback, Level, Scoped, log, progress, scope};
+}
+
+/// Calls with external effects that happen once: the claim protocol and its stores.
+pub mod idempotency {
+    #[cfg(feature = "postgres")]
+    pub use toolwright_core::idempotency::PostgresStore;
+    #[cfg(feature = "redb")]
+    pub use toolwright_core::idempotency::RedbStore;
+    #[cfg(feature = "redis")]
+    pub use toolwright_core::idempotency::RedisStore;
+    pub use toolwright_core::idempotency::{
+        Claim, ClaimRequest, Idempotency, IdempotencyStore, MemoryStore, Settlement, StoreError,
+        StoreFuture, StoredOutcome,
+    };
+}
+
+/// What the model reads of a result: the output budget, truncation and artifacts.
+pub mod output {
+    pub use toolwright_core::output::{ArtifactStore, DirectoryStore, OutputBudget, Truncation};
+}
+
+/// Who may run what: policies, the caller, and the ready rules.
+pub mod policy {
+    pub use toolwright_core::policy::{
+        AllowAll, Caller, Decision, EffectPolicy, HostConfirms, Policy, PolicyRequest,
+        caller_holds_scopes,
+    };
+}
+
+/// Providers' wire formats: definitions out, calls in, results back, tool choice.
+pub mod provider {
+    pub use toolwright_core::provider::{
+        ParseError, SYNTHESIZED_ID_PREFIX, ToolChoice, definition, encode_arguments, parse_calls,
+        render_results, tool_choice,
+    };
+}
+
+/// The schema model: [`ToolSchema`](crate::ToolSchema) and its generator, the formats,
+/// and the lowering of a schema to each provider's dialect.
+pub mod schema {
+    #[cfg(feature = "schemars")]
+    pub use toolwright_core::schema::from_schemars;
+    pub use toolwright_core::schema::lower::{LoweringError, LoweringErrors, Target, lower_schema};
+    pub use toolwright_core::schema::{MapKey, ObjectSchema, SchemaGenerator, ToolSchema, formats};
+}
+
+/// What each call's span records (descriptions, arguments, results).
+pub mod telemetry {
+    pub use toolwright_core::telemetry::{Redact, Telemetry};
+}
+
+/// The JSON Schema validator behind every argument check.
+pub mod validate {
+    pub use toolwright_core::validate::{Keywords, Options, SchemaError, Validator};
+}
 
 /// Serve a registry over MCP, stdio or Streamable HTTP (feature `mcp`).
 #[cfg(feature = "mcp")]
-pub use toolwright_core::mcp;
+pub mod mcp {
+    pub use toolwright_core::mcp::{
+        APPROVAL_TICKET_META, HttpLimits, HttpServer, IDEMPOTENCY_KEY_META, McpServer,
+        RESUME_METHOD, SetupError, auth, rmcp, shutdown_signal,
+    };
+}
+
 /// OpenTelemetry export of every call's span and the tool metrics (feature `otel`).
 #[cfg(feature = "otel")]
-pub use toolwright_core::otel;
+pub mod otel {
+    pub use toolwright_core::otel::{OtelGuard, init, install, opentelemetry, opentelemetry_sdk};
+}
+
 /// Tool search for large catalogs (feature `search`).
 #[cfg(feature = "search")]
-pub use toolwright_core::search;
+pub mod search {
+    pub use toolwright_core::search::{LoadedTools, SEARCH_TOOLS, SearchHit, ToolSearch};
+}
 
 /// Turns a function into a tool: see the crate docs and the README's attribute reference.
 pub use toolwright_macros::tool;

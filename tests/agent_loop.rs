@@ -60,7 +60,7 @@ fn the_scripted_conversation_fixes_the_bug_and_answers_every_call() {
         api_key: Some("test-key".into()),
         api: chat::Api::OpenAiChat,
     };
-    let registry = setup::coding_registry();
+    let registry = setup::coding_registry().build().unwrap();
     let ctx = setup::coding_context(&dir).unwrap();
     let transcript = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -158,7 +158,7 @@ fn the_same_loop_speaks_anthropic_messages() {
         ]}),
     ];
     let model = chat::ScriptedModel::new(script);
-    let registry = setup::coding_registry();
+    let registry = setup::coding_registry().build().unwrap();
     let ctx = setup::coding_context(&dir).unwrap();
     let transcript = tokio::runtime::Builder::new_current_thread()
         .build()

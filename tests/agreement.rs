@@ -352,8 +352,10 @@ fn lowered_schema(definition: &Value, dialect: toolwright::Dialect) -> Option<Va
 /// does not enforce, moved into the description, is still enforced here).
 fn check_lowered_agreement(tool: std::sync::Arc<dyn Tool>, extra: &[&str]) {
     let spec = tool.spec().clone();
-    let mut registry = toolwright::Registry::new();
-    registry.register_arc(tool).unwrap();
+    let registry = toolwright::Registry::builder()
+        .with_arc(tool)
+        .build()
+        .unwrap();
     let canonical = Validator::for_arguments(&spec.input_schema).expect("the schema compiles");
     for dialect in toolwright::Dialect::ALL {
         let Ok(definition) = toolwright::provider::definition(&spec, dialect) else {

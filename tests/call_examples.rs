@@ -28,12 +28,13 @@ fn reserve_room(
 
 #[test]
 fn an_example_the_tool_would_refuse_keeps_the_tool_out() {
-    let error = Registry::new().register(ReserveRoom).unwrap_err();
+    let errors = Registry::builder().with(ReserveRoom).build().err().unwrap();
+    let error = &errors[0];
     let RegistryError::InvalidExample {
         tool,
         example,
         problems,
-    } = &error
+    } = error
     else {
         panic!("{error:?}")
     };
@@ -47,8 +48,8 @@ fn an_example_the_tool_would_refuse_keeps_the_tool_out() {
     );
 }
 
-fn desk() -> Registry {
-    Registry::new().with_toolset(tools::PaymentsDesk::shared())
+fn desk() -> toolwright::RegistryBuilder {
+    Registry::builder().with_toolset(tools::PaymentsDesk::shared())
 }
 
 fn refund(registry: &Registry, dialect: Dialect) -> serde_json::Value {
@@ -64,7 +65,7 @@ fn refund(registry: &Registry, dialect: Dialect) -> serde_json::Value {
 
 #[test]
 fn each_dialect_gets_the_examples_where_it_has_a_place() {
-    let registry = desk();
+    let registry = desk().build().unwrap();
     let examples = json!([
         {"customer": "C-100", "amount": 2500, "currency": "EUR"},
         {"customer": "C-200", "amount": 800, "currency": "USD", "memo": "Damaged on arrival"}
@@ -82,7 +83,7 @@ fn each_dialect_gets_the_examples_where_it_has_a_place() {
     let openai = refund(&registry, Dialect::OpenAiChat { strict: true });
     assert!(!openai.to_string().contains("C-200"), "{openai}");
 
-    let registry = desk().with_examples_in_descriptions();
+    let registry = desk().with_examples_in_descriptions().build().unwrap();
     for dialect in [
         Dialect::OpenAiChat { strict: true },
         Dialect::OpenAiResponses { strict: false },

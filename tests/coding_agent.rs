@@ -36,8 +36,10 @@ fn fixture(name: &str) -> Fixture {
     .unwrap();
     std::fs::write(dir.join("README.md"), "# demo\nadd numbers\n").unwrap();
     let registry = setup::coding_registry()
-        .with_policy(AllowAll)
-        .configure("run_command", ToolSettings::new().policy(AllowAll));
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .configure("run_command", ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     // Readers get the plain handle, writers the write-capable one.
     let ctx = Context::new()
         .with(Workspace::new(&dir).unwrap())
@@ -235,7 +237,7 @@ fn commands_come_from_an_allow_list_and_are_classified_per_call() {
             .contains("not on the allow-list")
     );
     // Under the default policy, the riskiest class waits for a person before anything runs.
-    let guarded = Registry::new().with(RunCommand);
+    let guarded = Registry::builder().with(RunCommand).build().unwrap();
     let call = ToolCall::new(
         "g",
         "run_command",

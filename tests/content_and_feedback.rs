@@ -67,7 +67,11 @@ fn dispatch(registry: &Registry, name: &str, arguments: &str) -> ToolResult {
 
 #[test]
 fn content_blocks_reach_mcp_as_blocks_and_other_providers_as_text() {
-    let result = dispatch(&Registry::new().with(SalesChart), "sales_chart", "{}");
+    let result = dispatch(
+        &Registry::builder().with(SalesChart).build().unwrap(),
+        "sales_chart",
+        "{}",
+    );
     let Ok(ToolOutput::Content(blocks)) = &result.outcome else {
         panic!("{:?}", result.outcome)
     };
@@ -112,9 +116,11 @@ fn content_blocks_reach_mcp_as_blocks_and_other_providers_as_text() {
 
 #[test]
 fn content_over_budget_sends_the_cut_text_and_keeps_the_other_blocks() {
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(YearlyChart)
-        .with_output_budget(OutputBudget::chars(200));
+        .defaults(toolwright::ToolSettings::new().budget(OutputBudget::chars(200)))
+        .build()
+        .unwrap();
     let result = dispatch(&registry, "yearly_chart", "{}");
     assert!(result.truncation().is_some());
     let mcp = &render_results(Dialect::Mcp, std::slice::from_ref(&result))[0];
@@ -141,7 +147,7 @@ fn content_over_budget_sends_the_cut_text_and_keeps_the_other_blocks() {
 
 #[test]
 fn feedback_reaches_the_scope_in_order_and_is_a_no_op_outside_one() {
-    let registry = Registry::new().with(Reindex);
+    let registry = Registry::builder().with(Reindex).build().unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = {
         let seen = seen.clone();
@@ -186,7 +192,7 @@ fn a_synchronous_tool_reports_to_the_scope_and_finishes_on_the_first_poll() {
         let logs = logs.clone();
         move |_: Feedback| *logs.lock().unwrap() += 1
     };
-    let registry = Registry::new().with(CountWords);
+    let registry = Registry::builder().with(CountWords).build().unwrap();
     let ctx = Context::new();
     let call = ToolCall::new("1", "count_words", r#"{"text": "a b c"}"#);
     // Dispatch runs nothing before it is polled, so the tool runs inside the scope; a
@@ -271,7 +277,7 @@ fn the_mcp_server_answers_exactly_what_the_mcp_dialect_renders() {
     use toolwright::mcp::McpServer;
     use toolwright::mcp::rmcp::model::CallToolRequestParams;
     let registry = || {
-        Registry::new()
+        Registry::builder()
             .with(SalesChart)
             .with(YearlyChart)
             .with(CountWords)
@@ -279,7 +285,9 @@ fn the_mcp_server_answers_exactly_what_the_mcp_dialect_renders() {
             .with(Primes)
             .with(Summary)
             .with(Broken)
-            .with_output_budget(OutputBudget::chars(200))
+            .defaults(toolwright::ToolSettings::new().budget(OutputBudget::chars(200)))
+            .build()
+            .unwrap()
     };
     let server = McpServer::new(registry(), Context::new()).unwrap();
     let plain = registry();

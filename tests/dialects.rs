@@ -9,18 +9,17 @@ use std::collections::HashMap;
 use insta::assert_json_snapshot;
 use serde_json::{Map, Value, json};
 use toolwright::provider::definition;
+use toolwright::schema::Target;
 use toolwright::validate::Validator;
-use toolwright::{
-    Context, Dialect, Registry, SchemaGenerator, Target, Tool, ToolCall, ToolSchema, tool,
-};
+use toolwright::{Context, Dialect, Registry, SchemaGenerator, Tool, ToolCall, ToolSchema, tool};
 
-fn examples() -> Registry {
+fn examples() -> toolwright::RegistryBuilder {
     tools::every_example_tool(toolwright::policy::AllowAll)
 }
 
 #[test]
 fn every_example_tool_in_every_dialect() {
-    let registry = examples();
+    let registry = examples().build().unwrap();
     for dialect in Dialect::ALL {
         let definitions = registry.definitions(dialect).unwrap_or_else(|errors| {
             panic!(
@@ -55,7 +54,7 @@ fn lowered_schema(definition: &Value, dialect: Dialect) -> Value {
 
 #[test]
 fn lowered_schemas_are_valid_json_schema_2020_12() {
-    let registry = examples();
+    let registry = examples().build().unwrap();
     for dialect in Dialect::ALL
         .into_iter()
         .filter(|d| *d != Dialect::GeminiParameters)
@@ -132,7 +131,12 @@ fn check_openapi_subset(schema: &Value, path: &str) {
 
 #[test]
 fn gemini_parameters_follow_the_openapi_subset() {
-    for definition in examples().definitions(Dialect::GeminiParameters).unwrap() {
+    for definition in examples()
+        .build()
+        .unwrap()
+        .definitions(Dialect::GeminiParameters)
+        .unwrap()
+    {
         if let Some(parameters) = definition.get("parameters") {
             check_openapi_subset(parameters, &definition["name"].to_string());
         }
@@ -141,7 +145,12 @@ fn gemini_parameters_follow_the_openapi_subset() {
 
 #[test]
 fn mcp_annotations_are_all_explicit() {
-    for definition in examples().definitions(Dialect::Mcp).unwrap() {
+    for definition in examples()
+        .build()
+        .unwrap()
+        .definitions(Dialect::Mcp)
+        .unwrap()
+    {
         let annotations = definition["annotations"].as_object().unwrap();
         for hint in [
             "readOnlyHint",
@@ -160,7 +169,7 @@ fn mcp_annotations_are_all_explicit() {
 
 #[test]
 fn strict_optional_arguments_round_trip_as_null() {
-    let registry = examples();
+    let registry = examples().build().unwrap();
     let strict = definition(
         registry.get("refund_payment").unwrap().spec(),
         Dialect::OpenAiChat { strict: true },
@@ -287,7 +296,7 @@ fn what_a_target_cannot_express_is_refused_with_tool_path_and_target() {
 
 #[test]
 fn registry_check_catches_a_refusal_before_a_provider_would() {
-    let registry = examples().with(CountNodes);
+    let registry = examples().with(CountNodes).build().unwrap();
     let errors = registry
         .check(Dialect::Anthropic { strict: true })
         .unwrap_err();
@@ -315,7 +324,7 @@ fn a_map_goes_as_entries_where_objects_must_list_their_fields_and_comes_back_who
         .collect();
     assert_json_snapshot!("map_as_entries", lowered);
 
-    let registry = Registry::new().with(TagFile);
+    let registry = Registry::builder().with(TagFile).build().unwrap();
     let ctx = Context::new().with(toolwright::policy::Caller::new("tests", ["x"]));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -358,13 +367,14 @@ fn a_map_goes_as_entries_where_objects_must_list_their_fields_and_comes_back_who
 
 #[test]
 fn anthropic_strict_budgets_count_the_whole_tool_list() {
-    let mut registry = Registry::new();
+    let mut registry = Registry::builder();
     // 21 strict tools is one over the per-request budget of 20.
     for i in 0..21 {
         let mut spec = tools::ConvertTemperature.spec().clone();
         spec.name = format!("convert_{i}");
-        registry.register(Renamed { spec }).unwrap();
+        registry = registry.with(Renamed { spec });
     }
+    let registry = registry.build().unwrap();
     let errors = registry
         .check(Dialect::Anthropic { strict: true })
         .unwrap_err();
@@ -426,7 +436,10 @@ fn a_root_that_is_not_an_object_is_refused_in_every_dialect() {
         json!({"type": "array", "items": {"type": "number"}}),
         toolwright::Effect::ReadOnly,
     );
-    let registry = Registry::new().with(ListArguments(spec));
+    let registry = Registry::builder()
+        .with(ListArguments(spec))
+        .build()
+        .unwrap();
     for dialect in Dialect::ALL {
         let errors = registry.check(dialect).unwrap_err();
         assert!(
@@ -465,7 +478,7 @@ fn an_mcp_header_is_for_mcp_only() {
         );
     }
     // The annotation constrains nothing: the call is read as any other.
-    let registry = Registry::new().with(RegionalLookup);
+    let registry = Registry::builder().with(RegionalLookup).build().unwrap();
     let call = ToolCall::new(
         "c",
         "regional_lookup",

@@ -15,9 +15,9 @@ use toolwright::{
 
 /// The example tools, with a policy that lets every call run: these tests are about
 /// dispatch; policy and approval have their own (`tests/effects.rs`).
-fn registry() -> Registry {
-    Registry::new()
-        .with_policy(toolwright::policy::AllowAll)
+fn registry() -> toolwright::RegistryBuilder {
+    Registry::builder()
+        .defaults(toolwright::ToolSettings::new().policy(toolwright::policy::AllowAll))
         .with_toolset(PaymentsDesk::shared())
         .with(SaveNote)
         .with(SearchNotes)
@@ -81,7 +81,7 @@ fn long_report(lines: u32) -> String {
 
 #[test]
 fn a_valid_call_runs_and_answers_with_its_id() {
-    let result = block_on(registry().dispatch(
+    let result = block_on(registry().build().unwrap().dispatch(
         &ctx(),
         ToolCall::new(
             "call_1",
@@ -96,7 +96,12 @@ fn a_valid_call_runs_and_answers_with_its_id() {
 
 #[test]
 fn an_unknown_tool_names_the_real_ones_closest_first() {
-    let result = block_on(registry().dispatch(&ctx(), ToolCall::new("c", "serch_notes", "{}")));
+    let result = block_on(
+        registry()
+            .build()
+            .unwrap()
+            .dispatch(&ctx(), ToolCall::new("c", "serch_notes", "{}")),
+    );
     let error = result.error().unwrap();
     assert_eq!(error.kind, ErrorKind::UnknownTool);
     assert_eq!(
@@ -114,7 +119,7 @@ fn an_unknown_tool_names_the_real_ones_closest_first() {
 
 #[test]
 fn every_argument_problem_is_reported_at_once() {
-    let result = block_on(registry().dispatch(
+    let result = block_on(registry().build().unwrap().dispatch(
         &ctx(),
         ToolCall::new(
             "c",
@@ -130,7 +135,7 @@ fn every_argument_problem_is_reported_at_once() {
 fn constraints_are_checked_on_the_fast_path_too() {
     // Deserializes fine, but `amount` is below its minimum and `customer` misses its
     // pattern: the typed checks catch it and the validator explains.
-    let result = block_on(registry().dispatch(
+    let result = block_on(registry().build().unwrap().dispatch(
         &ctx(),
         ToolCall::new(
             "c",
@@ -139,7 +144,7 @@ fn constraints_are_checked_on_the_fast_path_too() {
         ),
     ));
     assert_eq!(problems_of(&result), ["$.amount: must be >= 1, got 0"]);
-    let result = block_on(registry().dispatch(
+    let result = block_on(registry().build().unwrap().dispatch(
         &ctx(),
         ToolCall::new("c", "save_note", r#"{"note": {"title": "", "body": "b"}}"#),
     ));
@@ -149,7 +154,7 @@ fn constraints_are_checked_on_the_fast_path_too() {
     );
     // `#[arg(items(...))]`: each tag is checked, on the fast path and explained by the
     // slow one with the item's path.
-    let result = block_on(registry().dispatch(
+    let result = block_on(registry().build().unwrap().dispatch(
         &ctx(),
         ToolCall::new(
             "c",
@@ -161,7 +166,7 @@ fn constraints_are_checked_on_the_fast_path_too() {
         problems_of(&result),
         ["$.note.tags[1]: must be at least 1 character long, got 0"]
     );
-    let result = block_on(registry().dispatch(
+    let result = block_on(registry().build().unwrap().dispatch(
         &ctx(),
         ToolCall::new(
             "c",
@@ -178,7 +183,7 @@ fn constraints_are_checked_on_the_fast_path_too() {
 /// range.
 #[test]
 fn a_whole_float_for_an_integer_is_read_as_that_integer_everywhere() {
-    let registry = registry();
+    let registry = registry().build().unwrap();
     let ctx = ctx();
     for dialect in toolwright::Dialect::ALL {
         for (arguments, outcome) in [
@@ -220,7 +225,7 @@ fn a_whole_float_for_an_integer_is_read_as_that_integer_everywhere() {
 
 #[test]
 fn malformed_arguments_get_clear_errors() {
-    let registry = registry().with(Now);
+    let registry = registry().with(Now).build().unwrap();
     let cases = [
         ("refund_payment", json!("{\"customer\": ")),
         ("refund_payment", json!("[1, 2]")),
@@ -245,7 +250,7 @@ fn malformed_arguments_get_clear_errors() {
 
 #[test]
 fn repairs_are_explicit_and_listed() {
-    let registry = registry().with(Now).repair_arguments(true);
+    let registry = registry().with(Now).repair_arguments(true).build().unwrap();
     let stringified = ToolCall::new(
         "c",
         "refund_payment",
@@ -273,7 +278,7 @@ fn repairs_are_explicit_and_listed() {
 
 #[test]
 fn a_panicking_tool_gets_an_internal_error_and_the_registry_keeps_serving() {
-    let registry = Registry::new().with(Echo);
+    let registry = Registry::builder().with(Echo).build().unwrap();
     let result =
         block_on(registry.dispatch(&ctx(), ToolCall::new("p", "echo", r#"{"text": "boom"}"#)));
     let error = result.error().unwrap();
@@ -291,9 +296,11 @@ fn a_panicking_tool_gets_an_internal_error_and_the_registry_keeps_serving() {
 
 #[test]
 fn a_slow_tool_gets_a_timeout_result() {
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(Slow)
-        .with_timeout(Duration::from_millis(20));
+        .defaults(toolwright::ToolSettings::new().timeout(Duration::from_millis(20)))
+        .build()
+        .unwrap();
     let result =
         block_on(registry.dispatch(&ctx(), ToolCall::new("t", "slow", r#"{"millis": 10000}"#)));
     let error = result.error().unwrap();
@@ -316,7 +323,7 @@ fn a_batch_answers_every_call_in_listed_order() {
         ToolCall::new("c", "search_notes", r#"{"query": "t"}"#),
         ToolCall::new("d", "search_notes", "not json"),
     ];
-    let results = block_on(registry().dispatch_batch(&ctx(), calls));
+    let results = block_on(registry().build().unwrap().dispatch_batch(&ctx(), calls));
     let ids: Vec<&str> = results.iter().map(|r| r.call_id.as_str()).collect();
     assert_eq!(ids, ["a", "b", "c", "d"]);
     let errors: Vec<bool> = results.iter().map(|r| r.is_error()).collect();
@@ -330,7 +337,7 @@ fn a_batch_answers_every_call_in_listed_order() {
 
 #[test]
 fn huge_arguments_are_refused_before_parsing() {
-    let registry = registry().with_max_argument_bytes(1024);
+    let registry = registry().with_max_argument_bytes(1024).build().unwrap();
     let memo = "x".repeat(2000);
     let raw = format!(r#"{{"customer": "C-1", "amount": 5, "currency": "EUR", "memo": "{memo}"}}"#);
     let result =
@@ -345,13 +352,15 @@ fn huge_arguments_are_refused_before_parsing() {
 fn output_over_budget_is_cut_and_saved() {
     let dir =
         std::env::temp_dir().join(format!("toolwright-test-artifacts-{}", std::process::id()));
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(LongReport)
         .configure(
             "long_report",
             ToolSettings::new().budget(OutputBudget::chars(500)),
         )
-        .with_artifact_store(toolwright::output::DirectoryStore::new(&dir));
+        .with_artifact_store(toolwright::output::DirectoryStore::new(&dir))
+        .build()
+        .unwrap();
     let result = block_on(registry.dispatch(
         &ctx(),
         ToolCall::new("r", "long_report", r#"{"lines": 1000}"#),
@@ -373,15 +382,16 @@ fn output_over_budget_is_cut_and_saved() {
 
 #[test]
 fn registry_refuses_duplicates_and_checks_context_at_start_up() {
-    let mut registry = registry();
+    let errors = registry().with(SaveNote).build().err().unwrap();
     assert_eq!(
-        registry.register(SaveNote),
-        Err(RegistryError::DuplicateName {
+        errors.0,
+        [RegistryError::DuplicateName {
             name: "save_note".into(),
             first: std::any::type_name::<SaveNote>().into(),
             second: std::any::type_name::<SaveNote>().into(),
-        })
+        }]
     );
+    let registry = registry().build().unwrap();
     let missing = registry.check_context(&Context::new()).unwrap_err();
     let text = missing.to_string();
     assert!(text.contains("tool 'save_note' needs `"), "{text}");
@@ -390,33 +400,46 @@ fn registry_refuses_duplicates_and_checks_context_at_start_up() {
     assert!(registry.check_context(&ctx()).is_ok());
 }
 
+/// Every configuration problem comes back from `build` at once, each naming what to do:
+/// settings for a name no tool has (with the closest name) beside a duplicate tool.
 #[test]
-fn settings_for_a_tool_that_does_not_exist_are_an_error_naming_the_closest() {
-    let mut tools = registry();
-    let typo = tools.try_configure(
-        "serch_notes",
-        ToolSettings::new().budget(OutputBudget::chars(10)),
-    );
+fn every_configuration_problem_is_reported_at_once() {
+    let errors = registry()
+        .configure(
+            "serch_notes",
+            ToolSettings::new().budget(OutputBudget::chars(10)),
+        )
+        .with(SaveNote)
+        .configure("zzz", ToolSettings::new())
+        .build()
+        .err()
+        .unwrap();
+    assert_eq!(errors.len(), 3, "{errors}");
+    assert!(matches!(&errors[0], RegistryError::DuplicateName { name, .. } if name == "save_note"));
     assert_eq!(
-        typo,
-        Err(RegistryError::UnknownTool {
+        errors[1],
+        RegistryError::UnknownTool {
             name: "serch_notes".into(),
             closest: Some("search_notes".into()),
-        })
+        }
     );
     assert_eq!(
-        typo.unwrap_err().to_string(),
+        errors[1].to_string(),
         "no tool named 'serch_notes' to configure; did you mean 'search_notes'?"
     );
-    let panicked = std::panic::catch_unwind(|| {
-        registry().configure("zzz", ToolSettings::new());
-    });
-    assert!(panicked.is_err(), "configure panics on a name nothing has");
+    assert!(
+        matches!(&errors[2], RegistryError::UnknownTool { name, closest: None } if name == "zzz")
+    );
+    let text = errors.to_string();
+    assert!(
+        text.starts_with("the registry has 3 problems:\n  - two tools are named 'save_note'"),
+        "{text}"
+    );
 }
 
 #[test]
 fn the_contract_of_all_tools_is_one_reviewed_snapshot() {
-    assert_json_snapshot!(registry().contract());
+    assert_json_snapshot!(registry().build().unwrap().contract());
 }
 
 #[test]
@@ -468,7 +491,7 @@ fn build_log() -> toolwright::Observation<Vec<String>> {
 
 #[test]
 fn an_observation_chooses_its_model_view() {
-    let registry = Registry::new().with(BuildLog);
+    let registry = Registry::builder().with(BuildLog).build().unwrap();
     let result = block_on(registry.dispatch(&ctx(), ToolCall::new("o", "build_log", "{}")));
     assert_eq!(result.for_model(), "300 crates compiled, no errors");
     match &result.outcome {

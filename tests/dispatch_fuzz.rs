@@ -9,12 +9,14 @@ use serde_json::Value;
 use toolwright::{CallArguments, Context, Registry, ToolCall};
 
 fn registry(repair: bool) -> Registry {
-    Registry::new()
+    Registry::builder()
         .with_toolset(tools::PaymentsDesk::shared())
         .with(tools::SaveNote)
         .with(tools::SearchNotes)
         .with(tools::ConvertTemperature)
         .repair_arguments(repair)
+        .build()
+        .unwrap()
 }
 
 fn any_json() -> impl Strategy<Value = Value> {

@@ -80,7 +80,11 @@ fn error(result: &ToolResult) -> &ToolError {
 
 #[test]
 fn the_default_policy_follows_the_effect_table() {
-    let registry = Registry::new().with(Refund).with(RunCommand);
+    let registry = Registry::builder()
+        .with(Refund)
+        .with(RunCommand)
+        .build()
+        .unwrap();
     let ctx = payer();
     let read = block_on(registry.dispatch(
         &ctx,
@@ -112,7 +116,11 @@ fn the_default_policy_follows_the_effect_table() {
 
 #[test]
 fn a_missing_scope_is_a_denial_naming_it() {
-    let registry = Registry::new().with(Refund).with_policy(AllowAll);
+    let registry = Registry::builder()
+        .with(Refund)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let result = block_on(registry.dispatch(
         &Context::new(),
         ToolCall::new("1", "refund", r#"{"customer": "C-1", "amount": 100}"#),
@@ -131,12 +139,16 @@ fn a_missing_scope_is_a_denial_naming_it() {
 fn arguments_are_validated_before_any_policy_is_asked() {
     let asked = Arc::new(AtomicU32::new(0));
     let counter = asked.clone();
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(Refund)
-        .with_policy(move |_: &PolicyRequest<'_>| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            Decision::ask("someone must look")
-        });
+        .defaults(
+            toolwright::ToolSettings::new().policy(move |_: &PolicyRequest<'_>| {
+                counter.fetch_add(1, Ordering::SeqCst);
+                Decision::ask("someone must look")
+            }),
+        )
+        .build()
+        .unwrap();
     let result = block_on(registry.dispatch(
         &payer(),
         ToolCall::new("1", "refund", r#"{"customer": "nobody", "amount": 0}"#),
@@ -152,21 +164,27 @@ fn arguments_are_validated_before_any_policy_is_asked() {
 
 #[test]
 fn policies_can_be_closures_per_tool_and_fail_closed() {
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(RunCommand)
         .with(Refund)
-        .with_policy(|request: &PolicyRequest<'_>| match request.effect {
-            Effect::Destructive => Decision::Deny {
-                reason: "nothing is deleted on Fridays".into(),
-                retry_may_help: true,
-            },
-            _ => Decision::Allow,
-        })
+        .defaults(
+            toolwright::ToolSettings::new().policy(|request: &PolicyRequest<'_>| {
+                match request.effect {
+                    Effect::Destructive => Decision::Deny {
+                        reason: "nothing is deleted on Fridays".into(),
+                        retry_may_help: true,
+                    },
+                    _ => Decision::Allow,
+                }
+            }),
+        )
         .configure(
             "refund",
             ToolSettings::new()
                 .policy(|_: &PolicyRequest<'_>| -> Decision { panic!("a buggy policy") }),
-        );
+        )
+        .build()
+        .unwrap();
     let ctx = payer();
     let rm = block_on(registry.dispatch(
         &ctx,
@@ -188,7 +206,11 @@ fn policies_can_be_closures_per_tool_and_fail_closed() {
 
 #[test]
 fn approval_pauses_and_resumes_across_a_serialized_ticket() {
-    let registry = Registry::new().with(Refund).with_policy(AllowAll);
+    let registry = Registry::builder()
+        .with(Refund)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let ctx = payer();
     // Small refunds run; the tool's own approval rule stops large ones.
     let small = block_on(registry.dispatch(
@@ -246,7 +268,7 @@ fn approval_pauses_and_resumes_across_a_serialized_ticket() {
 
 #[test]
 fn a_declined_call_tells_the_model_not_to_retry() {
-    let registry = Registry::new().with(Refund);
+    let registry = Registry::builder().with(Refund).build().unwrap();
     let ctx = payer();
     let paused = block_on(registry.dispatch(
         &ctx,
@@ -270,7 +292,7 @@ fn a_declined_call_tells_the_model_not_to_retry() {
 
 #[test]
 fn approved_edits_are_validated_again() {
-    let registry = Registry::new().with(Refund);
+    let registry = Registry::builder().with(Refund).build().unwrap();
     let ctx = payer();
     let paused = block_on(registry.dispatch(
         &ctx,
@@ -303,10 +325,12 @@ fn approved_edits_are_validated_again() {
 
 #[test]
 fn a_dry_run_checks_everything_and_changes_nothing() {
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(Refund)
         .with(RunCommand)
-        .with_policy(AllowAll);
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let ctx = payer();
     let before = REFUNDS.load(Ordering::SeqCst);
     let would = registry.dry_run(
@@ -356,7 +380,11 @@ fn charge(amount: u64) -> String {
 
 #[test]
 fn an_external_call_with_a_seen_key_returns_the_first_result() {
-    let registry = Registry::new().with(Charge).with_policy(AllowAll);
+    let registry = Registry::builder()
+        .with(Charge)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let ctx = Context::new();
     let before = CHARGES.load(Ordering::SeqCst);
     let first = block_on(registry.dispatch(
@@ -389,10 +417,12 @@ fn the_persistent_store_catches_a_duplicate_after_a_restart() {
     let _ = std::fs::remove_file(&path);
     let before = CHARGES.load(Ordering::SeqCst);
     {
-        let registry = Registry::new()
+        let registry = Registry::builder()
             .with(Charge)
-            .with_policy(AllowAll)
-            .with_idempotency_store(RedbStore::open(&path).unwrap());
+            .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+            .with_idempotency_store(RedbStore::open(&path).unwrap())
+            .build()
+            .unwrap();
         let first = block_on(registry.dispatch(
             &Context::new(),
             ToolCall::new("x", "charge", r#"{"amount": 9}"#).with_idempotency_key("order-99"),
@@ -400,10 +430,12 @@ fn the_persistent_store_catches_a_duplicate_after_a_restart() {
         assert!(!first.is_error());
     }
     // A new process: the store is opened again from the file.
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(Charge)
-        .with_policy(AllowAll)
-        .with_idempotency_store(RedbStore::open(&path).unwrap());
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .with_idempotency_store(RedbStore::open(&path).unwrap())
+        .build()
+        .unwrap();
     let again = block_on(registry.dispatch(
         &Context::new(),
         ToolCall::new("y", "charge", r#"{"amount": 9}"#).with_idempotency_key("order-99"),
@@ -427,17 +459,21 @@ fn read_sensor() -> Result<u32, ToolError> {
 #[test]
 fn retries_are_off_by_default_and_on_per_tool() {
     FLAKY.store(0, Ordering::SeqCst);
-    let plain = Registry::new().with(ReadSensor);
+    let plain = Registry::builder().with(ReadSensor).build().unwrap();
     let failed = block_on(plain.dispatch(&Context::new(), ToolCall::new("1", "read_sensor", "{}")));
     assert_eq!(error(&failed).message, "the sensor is busy");
     FLAKY.store(0, Ordering::SeqCst);
-    let retrying = Registry::new().with(ReadSensor).configure(
-        "read_sensor",
-        ToolSettings::new().retries(Retry {
-            attempts: 3,
-            backoff: Duration::from_millis(1),
-        }),
-    );
+    let retrying = Registry::builder()
+        .with(ReadSensor)
+        .configure(
+            "read_sensor",
+            ToolSettings::new().retries(Retry {
+                attempts: 3,
+                backoff: Duration::from_millis(1),
+            }),
+        )
+        .build()
+        .unwrap();
     let result =
         block_on(retrying.dispatch(&Context::new(), ToolCall::new("2", "read_sensor", "{}")));
     assert_eq!(result.outcome, Ok(ToolOutput::Json(json!(21))));
@@ -490,11 +526,13 @@ fn position(log: &[String], line: &str) -> usize {
 #[test]
 fn a_batch_runs_reads_together_and_writes_alone_in_listed_order() {
     let (log, observe) = recorder();
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(SlowRead)
         .with(EditFile)
         .with(RunTests)
-        .with_observer(observe);
+        .with_observer(observe)
+        .build()
+        .unwrap();
     let calls = vec![
         ToolCall::new("read_a", "slow_read", r#"{"name": "a", "millis": 20}"#),
         ToolCall::new("read_b", "slow_read", r#"{"name": "b", "millis": 5}"#),
@@ -518,7 +556,11 @@ fn a_batch_runs_reads_together_and_writes_alone_in_listed_order() {
 #[test]
 fn writes_to_different_resources_share_a_turn_and_the_same_resource_does_not() {
     let (log, observe) = recorder();
-    let registry = Registry::new().with(EditFile).with_observer(observe);
+    let registry = Registry::builder()
+        .with(EditFile)
+        .with_observer(observe)
+        .build()
+        .unwrap();
     let calls = vec![
         ToolCall::new("a", "edit_file", r#"{"path": "a.py"}"#),
         ToolCall::new("b", "edit_file", r#"{"path": "b.py"}"#),
@@ -538,7 +580,11 @@ fn writes_to_different_resources_share_a_turn_and_the_same_resource_does_not() {
 
 #[test]
 fn a_cancelled_batch_still_answers_every_call() {
-    let registry = Registry::new().with(SlowRead).with(EditFile);
+    let registry = Registry::builder()
+        .with(SlowRead)
+        .with(EditFile)
+        .build()
+        .unwrap();
     let calls = vec![
         ToolCall::new("quick", "slow_read", r#"{"name": "q", "millis": 1}"#),
         ToolCall::new("edit", "edit_file", r#"{"path": "x"}"#),

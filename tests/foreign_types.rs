@@ -132,10 +132,12 @@ fn reserve_seat(
 }
 
 fn registry() -> Registry {
-    Registry::new()
+    Registry::builder()
         .with(BookRoom)
         .with(ScheduleRelease)
         .with(ReserveSeat)
+        .build()
+        .unwrap()
 }
 
 /// A type deriving `schemars::JsonSchema` is an argument with `#[arg(schemars)]`: its
@@ -490,8 +492,10 @@ fn serde_with_and_a_ready_format_schema() {
     let run = |at: &str| {
         let call = ToolCall::new("c", "log_event", json!({"at": at}));
         futures_executor::block_on(
-            Registry::new()
+            Registry::builder()
                 .with(LogEvent)
+                .build()
+                .unwrap()
                 .dispatch(&Context::new(), call),
         )
     };

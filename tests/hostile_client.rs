@@ -81,8 +81,10 @@ fn fixture(name: &str) -> Fixture {
         symlink(workspace.join("src/lib.rs"), workspace.join("swap")).unwrap();
     }
     let registry = setup::coding_registry()
-        .with_policy(AllowAll)
-        .configure("run_command", ToolSettings::new().policy(AllowAll));
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .configure("run_command", ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let ctx = Context::new()
         .with(Workspace::new(&workspace).unwrap())
         .with(Writes(Workspace::new(&workspace).unwrap()))

@@ -80,7 +80,11 @@ fn refund_call(id: &str, customer: &str, amount: u64) -> ToolCall {
 // 1. A client that retries while its first attempt is still running pays once.
 #[test]
 fn two_calls_with_one_key_at_the_same_time_run_once() {
-    let registry = Registry::new().with(Refund).with_policy(AllowAll);
+    let registry = Registry::builder()
+        .with(Refund)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let ctx = context();
     let (first, second) = runtime().block_on(async {
         tokio::join!(
@@ -104,7 +108,11 @@ fn two_calls_with_one_key_at_the_same_time_run_once() {
 // 2. A key reused with other arguments is a conflict, never the first call's result.
 #[test]
 fn a_key_reused_with_other_arguments_is_a_conflict() {
-    let registry = Registry::new().with(Refund).with_policy(AllowAll);
+    let registry = Registry::builder()
+        .with(Refund)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let ctx = context();
     let rt = runtime();
     let first = rt
@@ -125,7 +133,11 @@ fn a_key_reused_with_other_arguments_is_a_conflict() {
 // key never lets one client's call answer another's.
 #[test]
 fn calls_that_share_only_an_id_both_run_and_each_gets_its_own_result() {
-    let registry = Registry::new().with(Refund).with_policy(AllowAll);
+    let registry = Registry::builder()
+        .with(Refund)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let ctx = context();
     let rt = runtime();
     let one = rt.block_on(registry.dispatch(&ctx, refund_call("3", "C-1", 100)));
@@ -140,7 +152,7 @@ fn calls_that_share_only_an_id_both_run_and_each_gets_its_own_result() {
 // approval that follows.
 #[test]
 fn a_forged_ticket_approves_nothing() {
-    let registry = Registry::new().with(Refund);
+    let registry = Registry::builder().with(Refund).build().unwrap();
     let ctx = context();
     let rt = runtime();
     let paused = rt.block_on(registry.dispatch(&ctx, refund_call("r", "C-3", 100)));
@@ -177,7 +189,7 @@ fn a_forged_ticket_approves_nothing() {
 // 5. An approval is spent by its first decision, for every effect class.
 #[test]
 fn an_approval_is_spent_once() {
-    let registry = Registry::new().with(DeleteAccount);
+    let registry = Registry::builder().with(DeleteAccount).build().unwrap();
     let ctx = context();
     let rt = runtime();
     let paused = rt.block_on(registry.dispatch(
@@ -208,10 +220,12 @@ use toolwright::idempotency::{
 
 #[test]
 fn a_second_attempt_that_outwaits_its_limit_is_told_the_first_still_runs() {
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(Refund)
-        .with_policy(AllowAll)
-        .with_idempotency(Idempotency::new(MemoryStore::new()).wait(Duration::from_millis(20)));
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .with_idempotency(Idempotency::new(MemoryStore::new()).wait(Duration::from_millis(20)))
+        .build()
+        .unwrap();
     let ctx = context();
     let (first, second) = runtime().block_on(async {
         tokio::join!(
@@ -244,13 +258,15 @@ fn a_second_attempt_that_outwaits_its_limit_is_told_the_first_still_runs() {
 
 #[test]
 fn an_external_call_cut_off_by_its_time_limit_leaves_its_outcome_unknown() {
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(Refund)
-        .with_policy(AllowAll)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
         .configure(
             "refund",
             ToolSettings::new().timeout(Duration::from_millis(30)),
-        );
+        )
+        .build()
+        .unwrap();
     let ctx = context();
     let rt = runtime();
     let cut = rt
@@ -287,7 +303,11 @@ fn send_message(
 
 #[test]
 fn a_failure_the_tool_calls_retryable_frees_the_key() {
-    let registry = Registry::new().with(SendMessage).with_policy(AllowAll);
+    let registry = Registry::builder()
+        .with(SendMessage)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let ctx = context();
     let rt = runtime();
     let call =
@@ -304,7 +324,11 @@ fn a_failure_the_tool_calls_retryable_frees_the_key() {
 
 #[test]
 fn keys_belong_to_their_caller() {
-    let registry = Registry::new().with(Refund).with_policy(AllowAll);
+    let registry = Registry::builder()
+        .with(Refund)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let as_caller = |id: &str| context().with(Caller::new(id, Vec::<String>::new()));
     let rt = runtime();
     let (alice_ctx, bob_ctx) = (as_caller("alice"), as_caller("bob"));
@@ -331,7 +355,11 @@ fn keys_belong_to_their_caller() {
 
 #[test]
 fn derived_keys_tell_origins_apart() {
-    let registry = Registry::new().with(Refund).with_policy(AllowAll);
+    let registry = Registry::builder()
+        .with(Refund)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let ctx = context();
     let rt = runtime();
     let one =
@@ -364,7 +392,7 @@ fn approve(ticket: &ApprovalTicket) -> ApprovalDecision {
 #[test]
 fn tickets_are_refused_when_expired_or_presented_by_another_caller() {
     let caller = |id: &str| context().with(Caller::new(id, Vec::<String>::new()));
-    let registry = Registry::new().with(Refund);
+    let registry = Registry::builder().with(Refund).build().unwrap();
     let ticket = paused_refund(&registry, &caller("alice"));
     assert_eq!(ticket.caller.as_deref(), Some("alice"));
     assert!(ticket.expires_at >= ticket.issued_at + 24 * 3600);
@@ -374,9 +402,11 @@ fn tickets_are_refused_when_expired_or_presented_by_another_caller() {
     assert!(error(&stolen).message.contains("another caller"));
     assert_eq!(Ledger::runs(&bob), 0);
 
-    let hasty = Registry::new()
+    let hasty = Registry::builder()
         .with(Refund)
-        .with_approval_lifetime(Duration::ZERO);
+        .with_approval_lifetime(Duration::ZERO)
+        .build()
+        .unwrap();
     let alice = caller("alice");
     let ticket = paused_refund(&hasty, &alice);
     let late = runtime().block_on(hasty.resume(&alice, &ticket, approve(&ticket)));
@@ -392,17 +422,22 @@ fn tickets_are_refused_when_expired_or_presented_by_another_caller() {
 fn replicas_accept_each_others_tickets_only_with_the_shared_secret_and_spend_them_once() {
     let store = Arc::new(MemoryStore::new());
     let replica = |secret: &[u8]| {
-        Registry::new()
+        Registry::builder()
             .with(Refund)
             .with_approval_secret(secret)
             .with_idempotency_store(store.clone())
+            .build()
+            .unwrap()
     };
     let (a, b, stranger) = (replica(b"shared"), replica(b"shared"), replica(b"other"));
     let ctx = context();
     let rt = runtime();
     let ticket = paused_refund(&a, &ctx);
     // A registry with its own random secret refuses it too.
-    for refuser in [&stranger, &Registry::new().with(Refund)] {
+    for refuser in [
+        &stranger,
+        &Registry::builder().with(Refund).build().unwrap(),
+    ] {
         let refused = rt.block_on(refuser.resume(&ctx, &ticket, approve(&ticket)));
         assert!(
             error(&refused)
@@ -422,7 +457,7 @@ fn replicas_accept_each_others_tickets_only_with_the_shared_secret_and_spend_the
 
 #[test]
 fn a_decision_cannot_be_changed_once_made() {
-    let registry = Registry::new().with(Refund);
+    let registry = Registry::builder().with(Refund).build().unwrap();
     let ctx = context();
     let rt = runtime();
     let ticket = paused_refund(&registry, &ctx);
@@ -442,7 +477,7 @@ fn a_decision_cannot_be_changed_once_made() {
 
 #[test]
 fn an_edited_approval_runs_the_edited_call_once() {
-    let registry = Registry::new().with(Refund);
+    let registry = Registry::builder().with(Refund).build().unwrap();
     let ctx = context();
     let rt = runtime();
     let ticket = paused_refund(&registry, &ctx);
@@ -487,10 +522,12 @@ impl IdempotencyStore for Unreachable {
 
 #[test]
 fn a_store_that_cannot_answer_stops_the_call_and_is_named() {
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(Refund)
-        .with_policy(AllowAll)
-        .with_idempotency_store(Unreachable);
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .with_idempotency_store(Unreachable)
+        .build()
+        .unwrap();
     let ctx = context();
     let result = runtime().block_on(registry.dispatch(&ctx, refund_call("a", "C-3", 100)));
     let failed = error(&result);
@@ -511,14 +548,16 @@ fn a_store_that_cannot_answer_stops_the_call_and_is_named() {
 fn a_call_longer_than_its_lease_keeps_its_key_while_it_runs() {
     // Lease 60 ms, the refund takes 150 ms: renewed while it runs, so the second attempt
     // (arriving at ~100 ms, waiting at most 20 ms) hears "still running", not "unknown".
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(Refund)
-        .with_policy(AllowAll)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
         .with_idempotency(
             Idempotency::new(MemoryStore::new())
                 .lease(Duration::from_millis(60))
                 .wait(Duration::from_millis(20)),
-        );
+        )
+        .build()
+        .unwrap();
     let ctx = context();
     let (first, second) = runtime().block_on(async {
         tokio::join!(
@@ -574,8 +613,16 @@ async fn send_notice(
 fn claims_need_no_runtime_timer() {
     // No tokio at all, then a tokio runtime without its time driver: a keyed call that
     // suspends, and a resumed one, still run (the lease renewal has its own timer).
-    let registry = Registry::new().with(SendNotice).with(DeleteAccount);
-    let allowing = Registry::new().with(SendNotice).with_policy(AllowAll);
+    let registry = Registry::builder()
+        .with(SendNotice)
+        .with(DeleteAccount)
+        .build()
+        .unwrap();
+    let allowing = Registry::builder()
+        .with(SendNotice)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let ctx = context();
     let call =
         || ToolCall::new("n", "send_notice", json!({"text": "hi"})).with_idempotency_key("k");

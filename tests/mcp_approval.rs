@@ -66,7 +66,11 @@ fn transfer(
 }
 
 fn server(client_approval: bool) -> McpServer {
-    let server = McpServer::new(Registry::new().with(Transfer), Context::new()).unwrap();
+    let server = McpServer::new(
+        Registry::builder().with(Transfer).build().unwrap(),
+        Context::new(),
+    )
+    .unwrap();
     if client_approval {
         server.with_client_approval()
     } else {

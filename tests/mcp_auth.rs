@@ -130,10 +130,11 @@ fn serve(
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let resource = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let mut registry = Registry::new().with(Whoami).with(Refund);
+    let mut registry = Registry::builder().with(Whoami).with(Refund);
     if per_caller {
         registry = registry.with_visibility(toolwright::policy::caller_holds_scopes);
     }
+    let registry = registry.build().unwrap();
     // Requests without a token never reach a tool; this caller is shadowed by the token's.
     let context = Context::new().with(Caller::new("nobody", [] as [&str; 0]));
     let server = McpServer::new(registry, context).unwrap();

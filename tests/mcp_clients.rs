@@ -51,7 +51,9 @@ fn the_openai_agents_sdk_makes_every_example_tool_strict() {
     assert!(stdout.contains("all 12 tools converted"), "{stdout}");
     // The example tools no server here serves (the payments desk among them), as their
     // MCP definitions.
-    let registry = tools::every_example_tool(toolwright::policy::EffectPolicy);
+    let registry = tools::every_example_tool(toolwright::policy::EffectPolicy)
+        .build()
+        .unwrap();
     let definitions = registry
         .definitions(Dialect::Mcp)
         .expect("MCP expresses them");

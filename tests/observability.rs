@@ -150,7 +150,7 @@ fn everything_recorded() -> String {
 fn every_call_is_a_span_by_the_genai_conventions_with_toolwrights_attributes() {
     exporters();
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(Greet)
         .with(Pay)
         .with(Wipe)
@@ -163,8 +163,10 @@ fn every_call_is_a_span_by_the_genai_conventions_with_toolwrights_attributes() {
                 backoff: Duration::from_millis(1),
             }),
         )
-        .with_output_budget(OutputBudget::chars(2000))
-        .with_policy(AllowAll);
+        .defaults(toolwright::ToolSettings::new().budget(OutputBudget::chars(2000)))
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let ctx = Context::new();
     let dispatch = |call: ToolCall| runtime.block_on(registry.dispatch(&ctx, call));
 
@@ -319,7 +321,11 @@ fn every_call_is_a_span_by_the_genai_conventions_with_toolwrights_attributes() {
     }
     .with_contents()
     .with_redaction(|text| text.replace("s3cret", "[redacted]"));
-    let open = Registry::new().with(Greet).with_telemetry(telemetry);
+    let open = Registry::builder()
+        .with(Greet)
+        .with_telemetry(telemetry)
+        .build()
+        .unwrap();
     runtime.block_on(open.dispatch(
         &ctx,
         ToolCall::new("open-1", "greet", json!({"name": "s3cret-arg"})),
@@ -343,7 +349,11 @@ fn a_call_over_mcp_joins_the_clients_trace() {
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let server = McpServer::new(Registry::new().with(Greet), Context::new()).unwrap();
+    let server = McpServer::new(
+        Registry::builder().with(Greet).build().unwrap(),
+        Context::new(),
+    )
+    .unwrap();
     runtime.spawn(HttpServer::new(server).serve(listener));
 
     let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";

@@ -19,7 +19,11 @@ fn desk() -> Registry {
 
 /// The desk's tools, registered from the service (kept to look at its ledger).
 fn desk_of(service: Arc<PaymentsDesk>) -> Registry {
-    Registry::new().with_toolset(service).with_policy(AllowAll)
+    Registry::builder()
+        .with_toolset(service)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap()
 }
 
 fn clerk() -> Context {

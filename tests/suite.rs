@@ -38,6 +38,7 @@ mod foreign_types;
 mod hostile_client;
 mod idempotency;
 mod json_schema_suite;
+mod layers;
 #[cfg(feature = "mcp")]
 mod mcp_approval;
 #[cfg(all(feature = "mcp", feature = "oauth"))]

@@ -6,9 +6,9 @@
 use std::time::Duration;
 
 use serde_json::json;
+use toolwright::Dialect;
 use toolwright::mcp::McpServer;
 use toolwright::policy::AllowAll;
-use toolwright::provider::Dialect;
 use toolwright::{Context, ErrorKind, Registry, RegistryError, ToolCall, tool};
 
 use crate::support;
@@ -32,11 +32,13 @@ fn close_books() -> String {
 }
 
 fn registry() -> Registry {
-    Registry::new()
+    Registry::builder()
         .with(Weather)
         .with(CloseBooks)
-        .with_policy(AllowAll)
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
         .with_runtime_toggles()
+        .build()
+        .unwrap()
 }
 
 fn names(registry: &Registry) -> Vec<String> {
@@ -101,7 +103,7 @@ fn a_tool_turned_off_is_neither_offered_nor_called_nor_suggested() {
 
 #[test]
 fn a_registry_that_promised_a_fixed_list_refuses_to_change_it() {
-    let registry = Registry::new().with(Weather);
+    let registry = Registry::builder().with(Weather).build().unwrap();
     let error = registry.set_enabled("weather", false).unwrap_err();
     assert!(
         matches!(error, RegistryError::TogglesOff { .. }),
@@ -202,7 +204,7 @@ async fn a_2026_client_subscribes_and_is_told_not_to_cache() {
 
 #[tokio::test]
 async fn a_fixed_registry_is_cacheable_for_an_hour_and_promises_no_changes() {
-    let mut wire = Wire::serve(server(Registry::new().with(Weather)));
+    let mut wire = Wire::serve(server(Registry::builder().with(Weather).build().unwrap()));
     let (_, listed) = wire
         .list(support::stateless(1, "tools/list", json!({})))
         .await;

@@ -31,7 +31,7 @@ fn search_finds_the_right_tool_more_often_than_plain_bm25() {
     let specs = catalog();
     let queries = queries();
     assert!(specs.len() >= 500 && queries.len() >= 200);
-    let registry = registry_of(&specs, 1);
+    let registry = registry_of(&specs, 1).build().unwrap();
 
     let ours = quality(&queries, |query| {
         registry
@@ -85,7 +85,10 @@ mod deferred {
     const ANTHROPIC: Dialect = Dialect::Anthropic { strict: false };
 
     fn registry(search: ToolSearch) -> Registry {
-        registry_of(&catalog(), 1).with_tool_search(search.always_loaded(["filesystem_read_file"]))
+        registry_of(&catalog(), 1)
+            .with_tool_search(search.always_loaded(["filesystem_read_file"]))
+            .build()
+            .unwrap()
     }
 
     fn names(definitions: &[Value]) -> Vec<String> {
@@ -282,10 +285,16 @@ mod deferred {
     }
 
     #[test]
-    #[should_panic(expected = "no tool named 'filesystem_reed_file'")]
     fn an_always_loaded_name_must_be_registered() {
-        let _ = registry_of(&catalog(), 1)
-            .with_tool_search(ToolSearch::new(OPENAI).always_loaded(["filesystem_reed_file"]));
+        let errors = registry_of(&catalog(), 1)
+            .with_tool_search(ToolSearch::new(OPENAI).always_loaded(["filesystem_reed_file"]))
+            .build()
+            .err()
+            .unwrap();
+        assert_eq!(
+            errors.to_string(),
+            "no tool named 'filesystem_reed_file' to configure; did you mean 'filesystem_read_file'?"
+        );
     }
 }
 
@@ -304,9 +313,12 @@ mod mcp {
 
     #[tokio::test]
     async fn tools_list_shows_the_search_and_a_call_finds_the_rest() {
-        let registry = registry_of(&catalog(), 1).with_tool_search(
-            ToolSearch::new(toolwright::Dialect::Mcp).always_loaded(["filesystem_read_file"]),
-        );
+        let registry = registry_of(&catalog(), 1)
+            .with_tool_search(
+                ToolSearch::new(toolwright::Dialect::Mcp).always_loaded(["filesystem_read_file"]),
+            )
+            .build()
+            .unwrap();
         let mut wire = wire::Wire::serve(McpServer::new(registry, Context::new()).unwrap());
         let (names, listed) = wire
             .list(support::stateless(1, "tools/list", json!({})))

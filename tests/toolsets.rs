@@ -84,9 +84,11 @@ fn run(registry: &Registry, ctx: &Context, name: &str, args: serde_json::Value) 
 #[test]
 fn methods_of_a_toolset_share_the_service() {
     let shop = shop();
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with_toolset(shop.clone())
-        .with_policy(AllowAll);
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let ctx = Context::new().with(Clerk("Ana"));
     registry.check_context(&ctx).unwrap();
     let names: Vec<&str> = registry.specs().map(|spec| spec.name.as_str()).collect();
@@ -130,7 +132,7 @@ fn methods_of_a_toolset_share_the_service() {
 
 #[test]
 fn a_toolsets_contract_is_its_methods_signatures() {
-    let registry = Registry::new().with_toolset(shop());
+    let registry = Registry::builder().with_toolset(shop()).build().unwrap();
     insta::assert_json_snapshot!("toolset_contract", registry.contract());
 }
 
@@ -173,7 +175,7 @@ fn library() -> Arc<Library> {
 
 #[test]
 fn a_service_split_over_blocks_registers_as_one() {
-    let registry = Registry::new().with_toolset(library());
+    let registry = Registry::builder().with_toolset(library()).build().unwrap();
     let names: Vec<&str> = registry.specs().map(|spec| spec.name.as_str()).collect();
     assert_eq!(names, ["find_book", "count_books"]);
     let ctx = Context::new();
@@ -186,10 +188,12 @@ fn a_service_split_over_blocks_registers_as_one() {
 
 #[test]
 fn prefixes_keep_combined_toolsets_apart() {
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with_toolset_prefixed("north", shop())
         .with_toolset_prefixed("south", shop())
-        .with_policy(AllowAll);
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap();
     let names: Vec<&str> = registry.specs().map(|spec| spec.name.as_str()).collect();
     assert_eq!(
         names,
@@ -228,13 +232,20 @@ fn opening_hours() -> String {
 
 #[test]
 fn a_name_collision_names_both_origins_and_adds_nothing() {
-    let mut registry = Registry::new().with(OpeningHours);
-    let error = registry.register_toolset(shop()).unwrap_err();
+    let errors = Registry::builder()
+        .with(OpeningHours)
+        .with_toolset(shop())
+        .build()
+        .err()
+        .unwrap();
+    let [error] = &errors[..] else {
+        panic!("{errors}")
+    };
     let RegistryError::DuplicateName {
         name,
         first,
         second,
-    } = &error
+    } = error
     else {
         panic!("{error:?}")
     };
@@ -246,28 +257,30 @@ fn a_name_collision_names_both_origins_and_adds_nothing() {
     );
     let message = error.to_string();
     assert!(message.contains("with_toolset_prefixed"), "{message}");
-    // All or nothing: none of the toolset's tools joined.
-    assert_eq!(registry.len(), 1);
-
-    // Twice the same toolset under one prefix collides too.
-    let mut registry = Registry::new().with_toolset_prefixed("a", shop());
-    let error = registry.register_toolset_prefixed("a", shop()).unwrap_err();
-    assert!(error.to_string().contains("'a_stock_of'"), "{error}");
-    assert!(error.to_string().contains("prefixed 'a'"), "{error}");
+    // Twice the same toolset under one prefix collides too, one error a tool.
+    let errors = Registry::builder()
+        .with_toolset_prefixed("a", shop())
+        .with_toolset_prefixed("a", shop())
+        .build()
+        .err()
+        .unwrap();
+    assert!(errors.to_string().contains("'a_stock_of'"), "{errors}");
+    assert!(errors.to_string().contains("prefixed 'a'"), "{errors}");
 }
 
 #[test]
 fn a_prefix_that_makes_an_invalid_name_is_refused() {
-    let mut registry = Registry::new();
     for prefix in ["has space", "9lives", &"x".repeat(60)] {
-        let error = registry
-            .register_toolset_prefixed(prefix, shop())
-            .unwrap_err();
+        let errors = Registry::builder()
+            .with_toolset_prefixed(prefix, shop())
+            .build()
+            .err()
+            .unwrap();
+        let error = &errors[0];
         assert!(
             matches!(error, RegistryError::InvalidName { .. }),
             "{prefix}: {error:?}"
         );
         assert!(error.to_string().contains("shorter prefix"), "{error}");
     }
-    assert!(registry.is_empty());
 }

@@ -3,8 +3,8 @@
 //! and never suggested.
 
 use serde_json::json;
+use toolwright::Dialect;
 use toolwright::policy::{AllowAll, Caller, caller_holds_scopes};
-use toolwright::provider::Dialect;
 use toolwright::{Context, ErrorKind, Registry, ToolCall, tool};
 
 /// Look up the weather in a city.
@@ -40,11 +40,13 @@ fn dispatch(registry: &Registry, ctx: &Context, call: ToolCall) -> toolwright::T
 
 #[test]
 fn a_caller_is_offered_only_the_tools_whose_scopes_it_holds() {
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(Weather)
         .with(RefundOrder)
-        .with_policy(AllowAll)
-        .with_visibility(caller_holds_scopes);
+        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .with_visibility(caller_holds_scopes)
+        .build()
+        .unwrap();
     let visitor = Context::new().with(Caller::new("visitor", [] as [&str; 0]));
     let clerk = Context::new().with(Caller::new("clerk", ["payments:write"]));
 
@@ -99,12 +101,14 @@ struct Step(u32);
 #[test]
 fn visibility_can_follow_anything_the_context_holds() {
     // Weather only in the first two steps.
-    let registry = Registry::new()
+    let registry = Registry::builder()
         .with(Weather)
         .with(RefundOrder)
         .with_visibility(|ctx, spec| {
             spec.name != "weather" || ctx.get::<Step>().is_some_and(|step| step.0 < 2)
-        });
+        })
+        .build()
+        .unwrap();
     assert_eq!(
         names(&registry, &Context::new().with(Step(1))),
         ["weather", "refund_order"]

@@ -123,9 +123,9 @@ pub fn generated(count: usize) -> Vec<Generated> {
 }
 
 pub fn registry_of(tools: Vec<Generated>) -> Registry {
-    let mut registry = Registry::new();
-    for tool in tools {
-        registry.register(tool).unwrap();
-    }
-    registry
+    tools
+        .into_iter()
+        .fold(Registry::builder(), |builder, tool| builder.with(tool))
+        .build()
+        .unwrap()
 }

@@ -152,15 +152,15 @@ impl PlainBm25 {
 }
 
 /// A registry of `specs`, each copied `copies` times (names suffixed `_2`, `_3`, ...).
-pub fn registry_of(specs: &[ToolSpec], copies: usize) -> Registry {
-    let mut registry = Registry::new();
+pub fn registry_of(specs: &[ToolSpec], copies: usize) -> toolwright::RegistryBuilder {
+    let mut registry = Registry::builder();
     for copy in 1..=copies {
         for spec in specs {
             let mut spec = spec.clone();
             if copy > 1 {
                 spec.name = format!("{}_{copy}", spec.name);
             }
-            registry.register(CatalogTool(spec)).unwrap();
+            registry = registry.with(CatalogTool(spec));
         }
     }
     registry

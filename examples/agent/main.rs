@@ -49,7 +49,7 @@ async fn main() -> Result<(), String> {
             (Box::new(ScriptedModel::new(script())), dir)
         }
     };
-    let registry = coding_registry();
+    let registry = coding_registry().build().map_err(|e| e.to_string())?;
     let ctx = coding_context(&workspace).map_err(|e| e.to_string())?;
     registry.check_context(&ctx).map_err(|e| e.to_string())?;
     let task =

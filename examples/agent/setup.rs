@@ -17,8 +17,8 @@ use crate::tools::coding::{
 /// The coding agent's tools. Every call goes through the default policy (reads and
 /// writes run, anything destructive or unknown waits for a person), except that this
 /// agent lets `cargo check` and `cargo test` run without asking ([`allow_cargo`]).
-pub fn coding_registry() -> Registry {
-    Registry::new()
+pub fn coding_registry() -> toolwright::RegistryBuilder {
+    Registry::builder()
         .with(ListDir)
         .with(ReadFile)
         .with(SearchFiles)

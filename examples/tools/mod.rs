@@ -19,9 +19,9 @@ pub use payments::*;
 /// cover.
 pub fn every_example_tool(
     policy: impl toolwright::policy::Policy + 'static,
-) -> toolwright::Registry {
-    toolwright::Registry::new()
-        .with_policy(policy)
+) -> toolwright::RegistryBuilder {
+    toolwright::Registry::builder()
+        .defaults(toolwright::ToolSettings::new().policy(policy))
         .with_toolset(PaymentsDesk::shared())
         .with(SaveNote)
         .with(SearchNotes)

@@ -40,7 +40,7 @@ pub struct ApprovalTicket {
     /// [`Caller`](crate::policy::Caller)); only that caller can resume it.
     #[serde(default)]
     pub caller: Option<String>,
-    /// Where the call's id is unique ([`ToolCall::origin`](crate::dispatch::ToolCall::origin)).
+    /// Where the call's id is unique ([`ToolCall::origin`](crate::call::ToolCall::origin)).
     #[serde(default)]
     pub origin: Option<String>,
     /// The call's own idempotency key, when it had one.

@@ -187,10 +187,3 @@ pub(crate) fn text_of(blocks: &[ContentBlock]) -> String {
         .collect::<Vec<_>>()
         .join("\n\n")
 }
-
-#[diagnostic::do_not_recommend]
-impl crate::tool::IntoToolOutput for Content {
-    fn into_tool_output(self) -> Result<crate::tool::ToolOutput, crate::error::ToolError> {
-        Ok(crate::tool::ToolOutput::Content(self.blocks))
-    }
-}

@@ -21,7 +21,7 @@
 //! # let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
 //! # let sink = { let seen = seen.clone(); move |f: feedback::Feedback| seen.lock().unwrap().push(f) };
 //! # let ctx = toolwright::Context::new();
-//! # let registry = toolwright::Registry::new().with(Reindex);
+//! # let registry = toolwright::Registry::builder().with(Reindex).build().unwrap();
 //! # let call = toolwright::ToolCall::new("1", "reindex", "{}");
 //! # futures_executor_block_on(feedback::scope(sink, registry.dispatch(&ctx, call)));
 //! # assert_eq!(seen.lock().unwrap().len(), 4);

@@ -7,9 +7,11 @@
 
 pub mod approval;
 mod arguments;
+mod call;
 pub mod capability;
 mod content;
 mod context;
+mod dialect;
 mod dispatch;
 mod effect;
 mod error;
@@ -38,14 +40,18 @@ pub mod validate;
 #[doc(hidden)]
 pub mod private;
 
+pub use call::{CallArguments, DryRun, DryRunVerdict, ToolCall, ToolResult};
 pub use content::{Content, ContentBlock, EmbeddedResource};
 pub use context::{Context, ContextType};
-pub use dispatch::{CallArguments, DryRun, DryRunVerdict, ToolCall, ToolResult};
+pub use dialect::Dialect;
 pub use effect::{Annotations, Effect};
 pub use error::{ErrorKind, Problem, ToolError};
 pub use event::Event;
 pub use observation::Observation;
-pub use registry::{MissingContext, Registry, RegistryError, Retry, ToolSettings, Toolset};
+pub use registry::{
+    MissingContext, Registry, RegistryBuilder, RegistryError, RegistryErrors, Retry, ToolSettings,
+    Toolset,
+};
 pub use schema::{SchemaGenerator, ToolSchema};
 pub use spec::{ToolSpec, is_valid_tool_name};
 pub use telemetry::Telemetry;

@@ -131,7 +131,7 @@ impl Policy for AllowAll {
 ///
 /// Under the default [`EffectPolicy`], a destructive or external tool answers
 /// `awaiting_approval` with a ticket such a host has no way to resume, so the call never
-/// completes. `registry.with_policy(HostConfirms)` is the one line that fits these
+/// completes. `registry.defaults(toolwright::ToolSettings::new().policy(HostConfirms))` is the one line that fits these
 /// hosts. Keep the default where nobody confirms (a model running unattended, a client
 /// of your own that resumes tickets, or [`McpServer::with_client_approval`] on
 /// 2026-07-28 clients that ask through elicitation).

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use tracing::Span;
 use tracing::field::Empty;
 
-use crate::dispatch::ToolCall;
+use crate::call::ToolCall;
 use crate::tool::Tool;
 
 /// What the call spans record beyond the conventions' required attributes. Nothing that

@@ -403,6 +403,14 @@ impl<T: Serialize + 'static> IntoToolOutput for T {
     }
 }
 
+/// A [`Content`](crate::content::Content) value's blocks, as they are.
+#[diagnostic::do_not_recommend]
+impl IntoToolOutput for crate::content::Content {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::Content(self.blocks))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Prepared;

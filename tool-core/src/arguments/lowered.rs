@@ -5,8 +5,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::dialect::Dialect;
 use crate::error::Problem;
-use crate::provider::Dialect;
 use crate::schema::lower::objects::map_values;
 use crate::schema::lower::refs::{defs_of, resolve_ref};
 

@@ -20,25 +20,35 @@ use serde_json::Value;
 
 pub(crate) use slow::{check_is_object, invalid_arguments, no_parameters};
 
-use crate::context::Context;
-use crate::dispatch::CallArguments;
-use crate::dispatch::ToolCall;
+use crate::call::CallArguments;
+use crate::call::ToolCall;
 use crate::error::panicked;
 use crate::error::{Problem, ToolError};
-use crate::registry::Registry;
 use crate::spec::ToolSpec;
 use crate::tool::{Arguments, Prepared, Tool};
 
-impl Registry {
-    #[inline]
-    pub(crate) fn read_call(
-        &self,
-        call: &ToolCall,
-        repairs: &mut Vec<String>,
-        ctx: Option<&Context>,
-    ) -> Result<ReadCall<'_>, ToolError> {
-        let (tool, spec) = self.lookup(ctx, &call.name)?;
-        let limit = self.settings.max_argument_bytes;
+/// The registry's limits on reading arguments.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// The largest arguments accepted, in bytes of JSON.
+    pub(crate) max_bytes: usize,
+    /// Whether the two common malformed shapes are repaired (`repair_arguments`).
+    pub(crate) repair: bool,
+}
+
+/// Reads `call`'s arguments for `tool`: the size limit, the repairs, the decoding of a
+/// strict lowering, the object check and the tool's own `prepare`. Returns the prepared
+/// arguments, and the arguments as read when repairs or decoding changed them.
+#[inline]
+pub(crate) fn read(
+    tool: &dyn Tool,
+    spec: &ToolSpec,
+    call: &ToolCall,
+    limits: Limits,
+    repairs: &mut Vec<String>,
+) -> Result<(Prepared, Option<Box<Value>>), ToolError> {
+    {
+        let limit = limits.max_bytes;
         let size = match &call.arguments {
             CallArguments::Json(json) => (json.len() > limit).then(|| json.len().to_string()),
             // Already parsed (Anthropic, Gemini, MCP): count its JSON text, stopping at
@@ -57,8 +67,8 @@ impl Registry {
             )
             .with_hint("send smaller arguments; put large content in several calls"));
         }
-        let mut repaired = if self.settings.repair {
-            self.repair(tool, call, repairs)
+        let mut repaired = if limits.repair {
+            repair(tool, call, repairs)
         } else {
             None
         };
@@ -98,50 +108,35 @@ impl Registry {
         }
         let prepared = std::panic::catch_unwind(AssertUnwindSafe(|| tool.prepare(arguments)))
             .unwrap_or_else(|panic| Err(panicked(&spec.name, "reading its arguments", &*panic)))?;
-        Ok(ReadCall {
-            tool,
-            spec,
-            prepared,
-            normalized: repaired.map(Box::new),
-        })
-    }
-
-    /// The explicit, logged repairs of [`Registry::repair_arguments`].
-    fn repair(&self, tool: &dyn Tool, call: &ToolCall, repairs: &mut Vec<String>) -> Option<Value> {
-        let spec = tool.spec();
-        let parsed: Cow<'_, Value> = match &call.arguments {
-            CallArguments::Value(value) => Cow::Borrowed(value),
-            CallArguments::Json(json) if json.trim().is_empty() => Cow::Owned(Value::Null),
-            CallArguments::Json(json) => Cow::Owned(serde_json::from_str(json).ok()?),
-        };
-        let (repaired, what) = match &*parsed {
-            Value::String(text) => match serde_json::from_str::<Value>(text) {
-                Ok(object @ Value::Object(_)) => (
-                    object,
-                    "the arguments were a JSON object inside a string; read the object",
-                ),
-                _ => return None,
-            },
-            Value::Null if no_parameters(spec) => (
-                Value::Object(serde_json::Map::new()),
-                "the arguments were empty or null for a tool without parameters; read them as {}",
-            ),
-            _ => return None,
-        };
-        tracing::warn!(tool = %spec.name, call_id = %call.id, repair = what, "repaired tool call arguments");
-        repairs.push(what.to_owned());
-        Some(repaired)
+        Ok((prepared, repaired.map(Box::new)))
     }
 }
 
-/// A call whose tool was found and whose arguments were read.
-pub(crate) struct ReadCall<'r> {
-    pub(crate) tool: &'r dyn Tool,
-    /// The tool's spec (asked of the tool once per call).
-    pub(crate) spec: &'r ToolSpec,
-    pub(crate) prepared: Prepared,
-    /// The arguments as read, when repairs or decoding changed them.
-    pub(crate) normalized: Option<Box<Value>>,
+/// The explicit, logged repairs of `RegistryBuilder::repair_arguments`.
+fn repair(tool: &dyn Tool, call: &ToolCall, repairs: &mut Vec<String>) -> Option<Value> {
+    let spec = tool.spec();
+    let parsed: Cow<'_, Value> = match &call.arguments {
+        CallArguments::Value(value) => Cow::Borrowed(value),
+        CallArguments::Json(json) if json.trim().is_empty() => Cow::Owned(Value::Null),
+        CallArguments::Json(json) => Cow::Owned(serde_json::from_str(json).ok()?),
+    };
+    let (repaired, what) = match &*parsed {
+        Value::String(text) => match serde_json::from_str::<Value>(text) {
+            Ok(object @ Value::Object(_)) => (
+                object,
+                "the arguments were a JSON object inside a string; read the object",
+            ),
+            _ => return None,
+        },
+        Value::Null if no_parameters(spec) => (
+            Value::Object(serde_json::Map::new()),
+            "the arguments were empty or null for a tool without parameters; read them as {}",
+        ),
+        _ => return None,
+    };
+    tracing::warn!(tool = %spec.name, call_id = %call.id, repair = what, "repaired tool call arguments");
+    repairs.push(what.to_owned());
+    Some(repaired)
 }
 
 /// The length of `value` as compact JSON, counted up to just past `limit`.

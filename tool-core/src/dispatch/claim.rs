@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-use super::ToolCall;
-use super::run::Run;
+use super::Run;
 use crate::approval::digest;
+use crate::call::ToolCall;
 use crate::effect::Effect;
 use crate::error::{ErrorKind, ToolError};
 use crate::idempotency::{Claim, ClaimRequest, Settlement, StoredOutcome, scoped_key};
@@ -16,8 +16,15 @@ use crate::tool::ToolOutcome;
 
 impl Registry {
     /// Claims `claim` for a call of `tool`. An attempt in flight with the same key is
-    /// waited for, within the call's own time limit. `what` names the key in messages.
-    pub(super) async fn claim(&self, claim: &ClaimKey, tool: &str, what: &str) -> Result<(), Held> {
+    /// waited for, within the call's own time limit (`limit`). `what` names the key in
+    /// messages.
+    pub(super) async fn claim(
+        &self,
+        claim: &ClaimKey,
+        tool: &str,
+        limit: Option<std::time::Duration>,
+        what: &str,
+    ) -> Result<(), Held> {
         let settings = &self.settings.idempotency;
         let store = settings.store();
         let request = ClaimRequest {
@@ -27,9 +34,7 @@ impl Registry {
             lease: settings.lease,
             retention: settings.retention_for_store(),
         };
-        let wait = self
-            .timeout_for(tool)
-            .map_or(settings.wait, |limit| limit.min(settings.wait));
+        let wait = limit.map_or(settings.wait, |limit| limit.min(settings.wait));
         let mut started = None;
         let mut pause = std::time::Duration::from_millis(5);
         loop {

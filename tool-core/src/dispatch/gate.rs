@@ -1,21 +1,21 @@
 //! The gate: every check a call goes through before it runs (effect, scopes, policy,
-//! approval), and the two ways around a plain dispatch: a dry run (every check, nothing
-//! runs) and resuming a call a person decided.
+//! approval), and the dry run (every check, nothing runs). Resuming a call a person
+//! decided is `resume.rs`.
 
 use std::panic::AssertUnwindSafe;
 
 use serde_json::Value;
 
-use super::claim::{ClaimKey, Held};
-use super::{CallArguments, DryRun, DryRunVerdict, Notes, ToolCall, ToolResult};
-use crate::approval::{ApprovalDecision, ApprovalTicket, TicketFault, digest};
+use super::Notes;
+use super::claim::ClaimKey;
+use crate::approval::{ApprovalTicket, digest};
+use crate::call::{CallArguments, DryRun, DryRunVerdict, ToolCall};
 use crate::context::Context;
 use crate::effect::Effect;
 use crate::error::{ErrorKind, ToolError};
-use crate::idempotency::scoped_key;
 use crate::policy::{Caller, Decision, PolicyRequest, missing_scopes};
-use crate::registry::Registry;
-use crate::tool::{Arguments, Prepared, Tool, ToolOutcome};
+use crate::registry::{Entry, Registry};
+use crate::tool::{Arguments, Prepared, Tool};
 
 impl Registry {
     /// Every check a call goes through before it runs: lookup, arguments, effect,
@@ -26,10 +26,11 @@ impl Registry {
         &'r self,
         ctx: &Context,
         call: &ToolCall,
-        notes: &mut Notes,
+        notes: &mut Notes<'r>,
         gate: Gate,
     ) -> Result<Admitted<'r>, ToolError> {
-        let crate::arguments::ReadCall {
+        let ReadCall {
+            entry,
             tool,
             spec,
             prepared,
@@ -39,12 +40,14 @@ impl Registry {
             "read_arguments",
             self.read_call(call, &mut notes.repairs, Some(ctx))
         )?;
+        notes.entry = Some(entry);
         let effect = effect_of(tool, spec, &prepared);
         notes.effect = Some(effect);
         crate::telemetry::record_call(&notes.span, &self.settings.telemetry, tool, call);
         crate::telemetry::record(&notes.span, "toolwright.effect.classified", effect.as_str());
         let caller = ctx.get::<Caller>();
         let read = Read {
+            entry,
             tool,
             spec,
             prepared: &prepared,
@@ -62,6 +65,7 @@ impl Registry {
             ClaimKey::for_call(&spec.name, call, caller, &arguments)
         });
         Ok(Admitted {
+            entry,
             tool,
             spec,
             prepared,
@@ -78,10 +82,11 @@ impl Registry {
         &self,
         call: &ToolCall,
         read: &Read<'_>,
-        notes: &mut Notes,
+        notes: &mut Notes<'_>,
         gate: Gate,
     ) -> Result<(), ToolError> {
         let Read {
+            entry,
             tool,
             spec,
             prepared,
@@ -107,7 +112,7 @@ impl Registry {
             caller,
             call_id: &call.id,
         };
-        let needed = self.approval_needed(tool, prepared, &request);
+        let needed = approval_needed(&*entry.settings.policy, tool, prepared, &request);
         let decision = match &needed {
             Ok(None) => "allow",
             Ok(Some(_)) => "ask",
@@ -124,38 +129,6 @@ impl Registry {
         Err(ToolError::new(ErrorKind::AwaitingApproval, format!("'{}' needs a person's approval: {reason}", spec.name))
             .with_retryable(false)
             .with_hint("the call is paused, not failed: tell the user what you want to do and wait for their decision"))
-    }
-
-    /// What the policy decides (a policy that errs or panics denies: it fails closed),
-    /// and then the tool's own approval rule: `Some(reason)` when a person must approve.
-    #[inline]
-    fn approval_needed(
-        &self,
-        tool: &dyn Tool,
-        prepared: &Prepared,
-        request: &PolicyRequest<'_>,
-    ) -> Result<Option<String>, ToolError> {
-        let policy = self.policy_for(&request.tool.name);
-        let decision = match std::panic::catch_unwind(AssertUnwindSafe(|| policy.decide(request))) {
-            Ok(Ok(decision)) => decision,
-            Ok(Err(error)) => Decision::deny(format!("the policy could not decide: {error}")),
-            Err(_) => Decision::deny("the policy failed while deciding"),
-        };
-        match decision {
-            Decision::Allow => Ok(tool.approval_reason(prepared)),
-            Decision::Ask { reason } => Ok(Some(reason)),
-            Decision::Deny {
-                reason,
-                retry_may_help,
-            } => {
-                let hint = if retry_may_help {
-                    "this may be allowed later; ask the user"
-                } else {
-                    "do not retry this call; tell the user it was refused"
-                };
-                Err(denied(reason, retry_may_help, hint))
-            }
-        }
     }
 
     /// A signed ticket for `call`, which waits for a person's decision.
@@ -184,17 +157,6 @@ impl Registry {
         };
         self.settings.approvals.sign(&mut ticket);
         ticket
-    }
-
-    #[inline]
-    pub(super) fn policy_for(&self, tool: &str) -> &dyn crate::policy::Policy {
-        match self
-            .tool_settings(tool)
-            .and_then(|settings| settings.policy.as_ref())
-        {
-            Some(policy) => &**policy,
-            None => &*self.settings.policy,
-        }
     }
 
     /// Every check a call would go through (lookup, arguments, scopes, policy,
@@ -230,128 +192,76 @@ impl Registry {
             verdict,
         }
     }
+}
 
-    /// Resumes a call that was waiting for approval. The ticket must be one this
-    /// registry signed (or a registry sharing its secret), unexpired, issued to the
-    /// caller in `ctx`, and the decision must name its digest: a decision never approves
-    /// another call. An edited call is validated again. A ticket is spent by its first
-    /// decision: deciding it again returns the first result, marked duplicate, and
-    /// never runs the tool a second time.
-    pub async fn resume(
-        &self,
-        ctx: &Context,
-        ticket: &ApprovalTicket,
-        decision: ApprovalDecision,
-    ) -> ToolResult {
-        let mut call = ToolCall::new(
-            ticket.call_id.clone(),
-            ticket.tool.clone(),
-            ticket.arguments.clone(),
-        );
-        call.origin.clone_from(&ticket.origin);
-        call.idempotency_key.clone_from(&ticket.idempotency_key);
-        let span = crate::telemetry::call_span(&call);
-        let mut notes = Notes::new(span.clone());
-        let outcome =
-            match crate::telemetry::in_span!(span, self.check_ticket(ctx, ticket, &decision)) {
-                Err(refusal) => Err(refusal),
-                Ok(()) => {
-                    use tracing::Instrument as _;
-                    self.decide_once(ctx, ticket, decision, &mut call, &mut notes)
-                        .instrument(span.clone())
-                        .await
-                }
+/// What the policy decides (a policy that errs or panics denies: it fails closed),
+/// and then the tool's own approval rule: `Some(reason)` when a person must approve.
+#[inline]
+fn approval_needed(
+    policy: &dyn crate::policy::Policy,
+    tool: &dyn Tool,
+    prepared: &Prepared,
+    request: &PolicyRequest<'_>,
+) -> Result<Option<String>, ToolError> {
+    let decision = match std::panic::catch_unwind(AssertUnwindSafe(|| policy.decide(request))) {
+        Ok(Ok(decision)) => decision,
+        Ok(Err(error)) => Decision::deny(format!("the policy could not decide: {error}")),
+        Err(_) => Decision::deny("the policy failed while deciding"),
+    };
+    match decision {
+        Decision::Allow => Ok(tool.approval_reason(prepared)),
+        Decision::Ask { reason } => Ok(Some(reason)),
+        Decision::Deny {
+            reason,
+            retry_may_help,
+        } => {
+            let hint = if retry_may_help {
+                "this may be allowed later; ask the user"
+            } else {
+                "do not retry this call; tell the user it was refused"
             };
-        crate::telemetry::in_span!(span, self.finish(call.id, call.name, outcome, notes))
-    }
-
-    /// Why `ticket` cannot be decided by the caller in `ctx` with `decision`, if it cannot.
-    pub(crate) fn check_ticket(
-        &self,
-        ctx: &Context,
-        ticket: &ApprovalTicket,
-        decision: &ApprovalDecision,
-    ) -> Result<(), ToolError> {
-        let caller = ctx.get::<Caller>().map(|caller| caller.id.as_str());
-        let again = "ask for approval of this exact call again";
-        match self
-            .settings
-            .approvals
-            .check(ticket, caller, unix_seconds())
-        {
-            Err(TicketFault::Forged) => Err(denied(
-                "this approval ticket was not issued by this server, or was changed after it was issued (its signature does not verify), so the call did not run",
-                false,
-                again,
-            )),
-            Err(TicketFault::Expired) => Err(denied(
-                format!(
-                    "this approval ticket expired (at {} seconds since the Unix epoch), so the call did not run",
-                    ticket.expires_at
-                ),
-                false,
-                again,
-            )),
-            Err(TicketFault::OtherCaller) => Err(denied(
-                "this approval ticket was issued to another caller, so the call did not run",
-                false,
-                "only the caller the ticket was issued to can resume it",
-            )),
-            Ok(()) if decision.digest() != ticket.digest => Err(denied(
-                "the approval does not match this call (its digest differs), so the call did not run",
-                false,
-                again,
-            )),
-            Ok(()) => Ok(()),
+            Err(denied(reason, retry_may_help, hint))
         }
     }
+}
 
-    /// Carries out `decision` once: the ticket is claimed in the idempotency store, so
-    /// a second decision gets the first one's result.
-    pub(super) async fn decide_once(
+impl Registry {
+    /// Looks the tool up as the caller in `ctx` sees the registry, and reads the
+    /// arguments.
+    #[inline]
+    pub(super) fn read_call(
         &self,
-        ctx: &Context,
-        ticket: &ApprovalTicket,
-        decision: ApprovalDecision,
-        call: &mut ToolCall,
-        notes: &mut Notes,
-    ) -> ToolOutcome {
-        let claim = ClaimKey {
-            key: scoped_key(&[Some("ticket"), Some(&ticket.signature)]),
-            digest: ticket.digest.clone(),
+        call: &ToolCall,
+        repairs: &mut Vec<String>,
+        ctx: Option<&Context>,
+    ) -> Result<ReadCall<'_>, ToolError> {
+        let entry = self.lookup(ctx, &call.name)?;
+        let tool = &*entry.tool;
+        let spec = tool.spec();
+        let limits = crate::arguments::Limits {
+            max_bytes: self.settings.max_argument_bytes,
+            repair: self.settings.repair,
         };
-        match self.claim(&claim, &ticket.tool, "approval ticket").await {
-            Ok(()) => {}
-            Err(Held::Done(stored)) => {
-                notes.duplicate = true;
-                return stored.outcome;
-            }
-            Err(Held::Refused(refusal)) => return Err(refusal),
-        }
-        let outcome = match decision {
-            ApprovalDecision::Decline { reason, .. } => Err(denied(
-                format!("a person declined this call: {reason}"),
-                false,
-                "do not retry it; tell the user it was declined",
-            )),
-            ApprovalDecision::Approve { .. } | ApprovalDecision::ApproveWithEdits { .. } => {
-                if let ApprovalDecision::ApproveWithEdits { arguments, .. } = decision {
-                    call.arguments = CallArguments::Value(arguments);
-                }
-                let call = &*call;
-                match self.admit(ctx, call, notes, Gate::Approved) {
-                    Ok(admitted) => {
-                        let run = self.execute(ctx, call, admitted, notes);
-                        self.holding(&claim, run).await
-                    }
-                    Err(refusal) => Err(refusal),
-                }
-            }
-        };
-        let effect = notes.effect.unwrap_or(Effect::RISKIEST);
-        self.record(&claim, &ticket.tool, effect, &outcome).await;
-        outcome
+        let (prepared, normalized) = crate::arguments::read(tool, spec, call, limits, repairs)?;
+        Ok(ReadCall {
+            entry,
+            tool,
+            spec,
+            prepared,
+            normalized,
+        })
     }
+}
+
+/// A call whose tool was found and whose arguments were read.
+pub(super) struct ReadCall<'r> {
+    pub(super) entry: &'r Entry,
+    pub(super) tool: &'r dyn Tool,
+    /// The tool's spec (asked of the tool once per call).
+    pub(super) spec: &'r crate::spec::ToolSpec,
+    pub(super) prepared: Prepared,
+    /// The arguments as read, when repairs or decoding changed them.
+    pub(super) normalized: Option<Box<Value>>,
 }
 
 /// How much of the gate a call goes through.
@@ -367,6 +277,7 @@ pub(crate) enum Gate {
 /// What the checks after the arguments look at.
 #[derive(Clone, Copy)]
 struct Read<'a> {
+    entry: &'a Entry,
     tool: &'a dyn Tool,
     spec: &'a crate::spec::ToolSpec,
     prepared: &'a Prepared,
@@ -378,6 +289,8 @@ struct Read<'a> {
 
 /// A call past every check, ready to run.
 pub(super) struct Admitted<'r> {
+    /// The tool's entry: its settings, resolved when the registry was built.
+    pub(super) entry: &'r Entry,
     pub(super) tool: &'r dyn Tool,
     pub(super) spec: &'r crate::spec::ToolSpec,
     pub(super) prepared: Prepared,

@@ -3,11 +3,12 @@
 //! whatever fails: an unknown name, malformed arguments, a denial, a tool that errs,
 //! panics or runs out of time.
 //!
-//! One file per phase: `call.rs` (what comes in and goes out: `ToolCall`, `ToolResult`,
-//! `DryRun`), `gate.rs` (effect, scopes, policy, approval; `resume` and `dry_run`),
+//! One file per phase: `gate.rs` (effect, scopes, policy, approval; `dry_run`),
+//! `resume.rs` (a call a person decided),
 //! `claim.rs` (the idempotency claim around a run), `run.rs` (the tool itself: panics,
 //! time limits, retries), `view.rs` (the result and what the model reads of it) and
-//! `schedule.rs` (batches by effect). Reading the arguments is `crate::arguments`.
+//! `schedule.rs` (batches by effect). What comes in and goes out (`ToolCall`,
+//! `ToolResult`, `DryRun`) is `crate::call`; reading the arguments is `crate::arguments`.
 //!
 //! The phases a synchronous call goes through (`admit`, `execute`, `run_with_retries`,
 //! `start`, `finish` and what they call) are marked `#[inline]`, some `always`: they
@@ -15,23 +16,22 @@
 //! the arguments read (48) are moved once rather than through every phase's frame. What
 //! that saves is measured, not assumed: `scripts/callgrind-dispatch`.
 
-mod call;
 mod claim;
 mod gate;
+mod resume;
 mod run;
 mod schedule;
 mod view;
 
 use crate::approval::ApprovalTicket;
+use crate::call::{ToolCall, ToolResult};
 use crate::context::Context;
 use crate::effect::Effect;
 use crate::error::ToolError;
-use crate::registry::Registry;
-use crate::tool::{Prepared, Tool};
-use run::Run;
+use crate::registry::{Entry, Registry};
+use crate::tool::{Prepared, Tool, ToolFuture, ToolOutcome};
 use tracing::Instrument as _;
 
-pub use call::{CallArguments, DryRun, DryRunVerdict, ToolCall, ToolResult};
 pub(crate) use gate::Gate;
 
 impl Registry {
@@ -45,7 +45,7 @@ impl Registry {
     /// fn hello(name: String) -> String { format!("Hello, {name}!") }
     ///
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// let registry = Registry::new().with(Hello);
+    /// let registry = Registry::builder().with(Hello).build().unwrap();
     /// let ok = registry.dispatch(&Context::new(), ToolCall::new("1", "hello", r#"{"name": "Ada"}"#)).await;
     /// assert_eq!(ok.for_model(), "Hello, Ada!");
     /// let typo = registry.dispatch(&Context::new(), ToolCall::new("2", "helo", "{}")).await;
@@ -87,8 +87,10 @@ impl Registry {
 }
 
 /// What the pipeline learned about a call on the way, for its result.
-#[derive(Debug)]
-pub(crate) struct Notes {
+pub(crate) struct Notes<'r> {
+    /// The entry of the call's tool, once it is looked up: its settings, resolved when
+    /// the registry was built.
+    pub(super) entry: Option<&'r Entry>,
     /// The call's `execute_tool` span (disabled when nothing listens).
     pub(super) span: tracing::Span,
     /// When the call began, for the duration metric (when metrics are on).
@@ -101,9 +103,10 @@ pub(crate) struct Notes {
     pub(super) ticket: Option<Box<ApprovalTicket>>,
 }
 
-impl Notes {
+impl Notes<'_> {
     pub(super) fn new(span: tracing::Span) -> Self {
         Notes {
+            entry: None,
             span,
             #[cfg(feature = "otel")]
             started: crate::otel::metrics_on().then(std::time::Instant::now),
@@ -115,8 +118,26 @@ impl Notes {
     }
 }
 
-impl Default for Notes {
+impl Default for Notes<'_> {
     fn default() -> Self {
         Notes::new(tracing::Span::none())
+    }
+}
+
+/// A run after its synchronous part: finished (every synchronous tool, and every call
+/// refused before it ran), or still running. Not a [`ToolFuture`]: wrapping a finished
+/// outcome in one and taking it out again would copy it twice on every call.
+pub(super) enum Run<'a> {
+    Finished(ToolOutcome),
+    Running(ToolFuture<'a>),
+}
+
+impl Run<'_> {
+    /// The outcome, once the run finishes.
+    pub(super) async fn outcome(self) -> ToolOutcome {
+        match self {
+            Run::Finished(outcome) => outcome,
+            Run::Running(running) => running.await,
+        }
     }
 }

@@ -7,14 +7,15 @@ use futures_util::FutureExt as _;
 
 use super::claim::Held;
 use super::gate::Admitted;
-use super::{Notes, ToolCall};
+use super::{Notes, Run};
+use crate::call::ToolCall;
 use crate::context::Context;
 use crate::effect::Effect;
 use crate::error::ErrorKind;
 use crate::error::panicked;
 use crate::event::Event;
-use crate::registry::Registry;
-use crate::tool::{Arguments, Prepared, Tool, ToolFuture, ToolOutcome};
+use crate::registry::{Entry, Registry};
+use crate::tool::{Arguments, Prepared, ToolFuture, ToolOutcome};
 
 impl Registry {
     /// Runs an admitted call. A call with side effects that must not happen twice claims
@@ -24,12 +25,12 @@ impl Registry {
     /// A call without a key that finishes at once (every synchronous tool) is settled
     /// here: the caller does not suspend and nothing is boxed.
     #[inline(always)]
-    pub(super) fn execute<'a>(
+    pub(super) fn execute<'a, 'r: 'a>(
         &'a self,
         ctx: &'a Context,
         call: &'a ToolCall,
         admitted: Admitted<'a>,
-        notes: &'a mut Notes,
+        notes: &'a mut Notes<'r>,
     ) -> Run<'a> {
         let mut admitted = admitted;
         let Some(claim) = admitted.claim.take() else {
@@ -38,7 +39,8 @@ impl Registry {
         Run::Running(ToolFuture::new(async move {
             let (spec, effect) = (admitted.spec, admitted.effect);
             let name = &spec.name;
-            let claimed = self.claim(&claim, name, "idempotency key").await;
+            let limit = admitted.entry.settings.timeout;
+            let claimed = self.claim(&claim, name, limit, "idempotency key").await;
             let outcome = match &claimed {
                 Ok(()) => "claimed",
                 Err(Held::Done(_)) => "duplicate",
@@ -74,7 +76,7 @@ impl Registry {
         span: &tracing::Span,
     ) -> Run<'a> {
         let Admitted {
-            tool,
+            entry,
             spec,
             prepared,
             normalized,
@@ -85,12 +87,12 @@ impl Registry {
             call_id: call.id.clone(),
             tool: call.name.clone(),
         });
-        let retry = self
-            .tool_settings(&call.name)
-            .and_then(|settings| settings.retry)
+        let retry = entry
+            .settings
+            .retry
             .filter(|_| effect == Effect::ReadOnly || spec.idempotent || keyed);
         let run_span = crate::telemetry::phase!(span, "run");
-        let run = crate::telemetry::in_span!(run_span, self.start(ctx, tool, prepared));
+        let run = crate::telemetry::in_span!(run_span, self.start(ctx, entry, prepared));
         // Looked at in place: a finished outcome is moved once, into the result.
         let settled = run
             .outcome()
@@ -98,7 +100,7 @@ impl Registry {
         match run.into_ready() {
             Ok(outcome) if settled => Run::Finished(self.finished(call, outcome)),
             run => Run::Running(
-                self.keep_running(ctx, call, tool, normalized, run, retry, span, run_span),
+                self.keep_running(ctx, call, entry, normalized, run, retry, span, run_span),
             ),
         }
     }
@@ -110,7 +112,7 @@ impl Registry {
         &'a self,
         ctx: &'a Context,
         call: &'a ToolCall,
-        tool: &'a dyn Tool,
+        entry: &'a Entry,
         normalized: Option<Box<serde_json::Value>>,
         run: Result<ToolOutcome, ToolFuture<'a>>,
         retry: Option<crate::registry::Retry>,
@@ -122,7 +124,7 @@ impl Registry {
             async move {
                 let mut outcome = match run {
                     Ok(outcome) => outcome,
-                    Err(running) => self.wait(tool, running).await,
+                    Err(running) => wait(entry, running).await,
                 };
                 if let Some(retry) = retry {
                     let arguments = match normalized.as_deref() {
@@ -134,10 +136,10 @@ impl Registry {
                         // On toolwright's own timer: the backoff holds in any executor.
                         crate::timer::sleep(retry.backoff * 2u32.saturating_pow(attempt - 1)).await;
                         attempt += 1;
-                        outcome = match tool.prepare(arguments) {
+                        outcome = match entry.tool.prepare(arguments) {
                             // Boxed: a retry is rare, and its run held inline would make
                             // every call in flight carry a second run's state.
-                            Ok(prepared) => Box::pin(self.run_prepared(ctx, tool, prepared)).await,
+                            Ok(prepared) => Box::pin(self.run_prepared(ctx, entry, prepared)).await,
                             Err(error) => Err(error),
                         };
                     }
@@ -166,17 +168,12 @@ impl Registry {
         outcome
     }
 
-    /// Runs a tool with arguments [`Registry::prepare_call`] read, catching panics and
-    /// enforcing the time limit.
-    pub async fn run_prepared(
-        &self,
-        ctx: &Context,
-        tool: &dyn Tool,
-        prepared: Prepared,
-    ) -> ToolOutcome {
-        match self.start(ctx, tool, prepared).into_ready() {
+    /// Runs a tool with prepared arguments, catching panics and enforcing the time
+    /// limit.
+    async fn run_prepared(&self, ctx: &Context, entry: &Entry, prepared: Prepared) -> ToolOutcome {
+        match self.start(ctx, entry, prepared).into_ready() {
             Ok(outcome) => outcome,
-            Err(running) => self.wait(tool, running).await,
+            Err(running) => wait(entry, running).await,
         }
     }
 
@@ -184,50 +181,19 @@ impl Registry {
     /// caught here.
     #[inline]
     pub(super) fn start<'a>(
-        &self,
+        &'a self,
         ctx: &'a Context,
-        tool: &'a dyn Tool,
+        entry: &'a Entry,
         prepared: Prepared,
     ) -> ToolFuture<'a> {
-        std::panic::catch_unwind(AssertUnwindSafe(|| {
-            // The built-in search reads the registry, which no tool can hold.
-            #[cfg(feature = "search")]
-            if self.is_search_tool(tool) {
-                return crate::search::run_search(self, ctx, prepared);
-            }
-            tool.run(ctx, prepared)
+        std::panic::catch_unwind(AssertUnwindSafe(|| match entry.builtin {
+            // A built-in (`search_tools`) reads the registry, which no tool can hold.
+            Some(builtin) => builtin(self, ctx, prepared),
+            None => entry.tool.run(ctx, prepared),
         }))
         .unwrap_or_else(|panic| {
-            ToolFuture::ready(Err(panicked(&tool.spec().name, "running", &*panic)))
+            ToolFuture::ready(Err(panicked(&entry.tool.spec().name, "running", &*panic)))
         })
-    }
-
-    /// Waits for a tool still running, catching its panics and enforcing the time limit.
-    pub(super) async fn wait(&self, tool: &dyn Tool, running: ToolFuture<'_>) -> ToolOutcome {
-        let name = &tool.spec().name;
-        let guarded = AssertUnwindSafe(running).catch_unwind();
-        let finished = match self.timeout_for(name) {
-            #[cfg(feature = "tokio")]
-            // Boxed, so a call without a time limit does not carry a timer in its state.
-            Some(limit) => match Box::pin(tokio::time::timeout(limit, guarded)).await {
-                Ok(finished) => finished,
-                Err(_) => {
-                    return Err(crate::error::ToolError::new(
-                        ErrorKind::Timeout,
-                        format!("'{name}' did not finish within {} ms", limit.as_millis()),
-                    )
-                    .with_hint("try again, or narrow the request so it finishes sooner"));
-                }
-            },
-            _ => guarded.await,
-        };
-        finished.unwrap_or_else(|panic| Err(panicked(name, "running", &*panic)))
-    }
-
-    pub(super) fn timeout_for(&self, name: &str) -> Option<std::time::Duration> {
-        self.tool_settings(name)
-            .and_then(|settings| settings.timeout)
-            .or(self.settings.timeout)
     }
 
     /// Reports an event; built only when someone observes.
@@ -239,26 +205,30 @@ impl Registry {
     }
 }
 
-/// A run after its synchronous part: finished (every synchronous tool, and every call
-/// refused before it ran), or still running. Not a [`ToolFuture`]: wrapping a finished
-/// outcome in one and taking it out again would copy it twice on every call.
-pub(super) enum Run<'a> {
-    Finished(ToolOutcome),
-    Running(ToolFuture<'a>),
-}
-
-impl Run<'_> {
-    /// The outcome, once the run finishes.
-    pub(super) async fn outcome(self) -> ToolOutcome {
-        match self {
-            Run::Finished(outcome) => outcome,
-            Run::Running(running) => running.await,
-        }
-    }
-}
-
 /// Whether a failed call may succeed if tried again: a `failed` or `timeout` error the
 /// tool marked retryable.
 pub(super) fn is_retryable(outcome: &ToolOutcome) -> bool {
     matches!(outcome, Err(error) if error.retryable && matches!(error.kind, ErrorKind::Failed | ErrorKind::Timeout))
+}
+
+/// Waits for a tool still running, catching its panics and enforcing its time limit.
+async fn wait(entry: &Entry, running: ToolFuture<'_>) -> ToolOutcome {
+    let name = &entry.tool.spec().name;
+    let guarded = AssertUnwindSafe(running).catch_unwind();
+    let finished = match entry.settings.timeout {
+        #[cfg(feature = "tokio")]
+        // Boxed, so a call without a time limit does not carry a timer in its state.
+        Some(limit) => match Box::pin(tokio::time::timeout(limit, guarded)).await {
+            Ok(finished) => finished,
+            Err(_) => {
+                return Err(crate::error::ToolError::new(
+                    ErrorKind::Timeout,
+                    format!("'{name}' did not finish within {} ms", limit.as_millis()),
+                )
+                .with_hint("try again, or narrow the request so it finishes sooner"));
+            }
+        },
+        _ => guarded.await,
+    };
+    finished.unwrap_or_else(|panic| Err(panicked(name, "running", &*panic)))
 }

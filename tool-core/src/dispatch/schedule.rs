@@ -10,8 +10,9 @@ use std::sync::Mutex;
 use futures_util::StreamExt as _;
 use futures_util::future::select;
 
+use super::Notes;
 use super::gate::{Admitted, Gate};
-use super::{Notes, ToolCall, ToolResult};
+use crate::call::{ToolCall, ToolResult};
 use crate::context::Context;
 use crate::effect::Effect;
 use crate::error::{ErrorKind, ToolError};
@@ -21,7 +22,7 @@ use crate::tool::ToolOutput;
 /// One call of a batch, after the checks.
 struct Slot<'r> {
     call: ToolCall,
-    notes: Notes,
+    notes: Notes<'r>,
     admitted: Option<Admitted<'r>>,
     outcome: Option<Result<ToolOutput, ToolError>>,
 }

@@ -1,7 +1,8 @@
 //! The result of a call, and what the model reads of it: the output within its budget
 //! (the full output saved as an artifact when cut), or the error as compact JSON.
 
-use super::{Notes, ToolResult};
+use super::Notes;
+use crate::call::ToolResult;
 use crate::output::{ModelView, OutputBudget, fit_json, fit_text, fits};
 use crate::registry::Registry;
 use crate::tool::{ToolOutcome, ToolOutput};
@@ -15,12 +16,12 @@ impl Registry {
         call_id: String,
         name: String,
         outcome: ToolOutcome,
-        notes: Notes,
+        notes: Notes<'_>,
     ) -> ToolResult {
-        let own = self
-            .tool_settings(&name)
-            .and_then(|settings| settings.budget);
-        let budget = own.unwrap_or(self.settings.budget);
+        let budget = match notes.entry {
+            Some(entry) => entry.settings.budget,
+            None => self.settings.defaults.budget.unwrap_or_default(),
+        };
         let view = crate::telemetry::in_phase!(
             notes.span,
             "fit_output",
@@ -47,7 +48,7 @@ impl Registry {
             if telemetry.record_results {
                 let text = match &view {
                     Some(view) => view.text.as_str(),
-                    None => super::call::own_text(&outcome),
+                    None => crate::call::own_text(&outcome),
                 };
                 span.record("gen_ai.tool.call.result", telemetry.recorded(text));
             }

@@ -11,8 +11,8 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use super::{IDEMPOTENCY_KEY_META, McpServer, RESUME_METHOD, approval, lock, logging, results};
+use crate::call::ToolCall;
 use crate::context::Context;
-use crate::dispatch::ToolCall;
 use crate::feedback::{self, Feedback, Level};
 use crate::policy::Caller;
 

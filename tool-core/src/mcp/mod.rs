@@ -42,7 +42,7 @@
 //! use toolwright::mcp::McpServer;
 //! use toolwright::{Context, Registry};
 //!
-//! let server = McpServer::new(Registry::new(), Context::new()).expect("every tool expressible");
+//! let server = McpServer::new(Registry::builder().build().unwrap(), Context::new()).expect("every tool expressible");
 //! server.serve_stdio().await
 //! # }
 //! ```
@@ -69,8 +69,8 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 
 use crate::context::Context;
+use crate::dialect::Dialect;
 use crate::feedback::Level;
-use crate::provider::Dialect;
 use crate::registry::{MissingContext, Registry};
 use crate::schema::lower::{LoweringError, LoweringErrors, Target};
 
@@ -301,7 +301,7 @@ impl ServerHandler for McpServer {
                 self.registry.get(&tool.name).is_some_and(|known| {
                     matches!(
                         self.registry.listing(ctx, known.spec(), Dialect::Mcp),
-                        crate::registry::Listing::Shown
+                        crate::provider::Listing::Shown
                     )
                 })
             })

@@ -8,7 +8,7 @@ use super::APPROVAL_TICKET_META;
 use crate::error::ErrorKind;
 
 /// The MCP answer for `result`: the unknown-tool protocol error, or a result.
-pub(super) fn render(result: &crate::dispatch::ToolResult) -> Result<CallToolResult, ErrorData> {
+pub(super) fn render(result: &crate::call::ToolResult) -> Result<CallToolResult, ErrorData> {
     if let Some(error) = result.error()
         && error.kind == ErrorKind::UnknownTool
     {
@@ -34,7 +34,7 @@ pub(super) fn render(result: &crate::dispatch::ToolResult) -> Result<CallToolRes
 /// are, the cut text first when over budget), `isError`, and `structuredContent` for an
 /// object result. The same as `render_results(Dialect::Mcp, ..)` writes (a test holds the
 /// two together).
-fn call_tool_result(result: &crate::dispatch::ToolResult) -> Result<CallToolResult, ErrorData> {
+fn call_tool_result(result: &crate::call::ToolResult) -> Result<CallToolResult, ErrorData> {
     use crate::content::ContentBlock as Block;
     use crate::tool::ToolOutput;
     let text = || rmcp::model::ContentBlock::text(result.for_model());

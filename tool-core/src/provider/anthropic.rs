@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use super::{ParseError, ToolChoice, missing, text};
+use crate::call::{ToolCall, ToolResult};
 use crate::content::ContentBlock;
-use crate::dispatch::{ToolCall, ToolResult};
 use crate::schema::lower::{LoweringError, Target};
 use crate::tool::ToolOutput;
 

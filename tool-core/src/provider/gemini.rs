@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{ParseError, SYNTHESIZED_ID_PREFIX, ToolChoice, missing, text};
-use crate::dispatch::{ToolCall, ToolResult};
+use crate::call::{ToolCall, ToolResult};
 use crate::tool::ToolOutput;
 
 /// A function declaration with `parameters` (left unset for a function without any).

@@ -5,8 +5,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{ParseError, missing, text};
+use crate::call::{ToolCall, ToolResult};
 use crate::content::ContentBlock;
-use crate::dispatch::{ToolCall, ToolResult};
 use crate::spec::ToolSpec;
 use crate::tool::ToolOutput;
 

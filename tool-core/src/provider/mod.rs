@@ -9,115 +9,13 @@ mod mcp;
 mod openai;
 
 use std::fmt;
-use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::dispatch::{ToolCall, ToolResult};
-use crate::registry::{Listing, Registry};
-use crate::schema::lower::{LoweringErrors, Target, lower_schema};
+use crate::call::{ToolCall, ToolResult};
+use crate::dialect::Dialect;
+use crate::schema::lower::{LoweringErrors, lower_schema};
 use crate::spec::ToolSpec;
-
-/// Definitions rendered per dialect, kept by a registry.
-#[derive(Default)]
-pub(crate) struct Rendered(std::sync::Mutex<Vec<(Dialect, Arc<RenderedDefinitions>)>>);
-
-type RenderedDefinitions = Result<Arc<Vec<Value>>, LoweringErrors>;
-
-impl Rendered {
-    /// The definitions of `dialect`, rendered by `render` the first time.
-    fn get_or_render(
-        &self,
-        dialect: Dialect,
-        render: impl FnOnce() -> RenderedDefinitions,
-    ) -> Arc<RenderedDefinitions> {
-        let mut rendered = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((_, definitions)) = rendered.iter().find(|(kept, _)| *kept == dialect) {
-            return definitions.clone();
-        }
-        let definitions = Arc::new(render());
-        rendered.push((dialect, definitions.clone()));
-        definitions
-    }
-}
-
-/// How tool definitions are sent: the provider API and, where it has one, its strict
-/// mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Dialect {
-    /// OpenAI Chat Completions `tools[]`; `strict` is always sent explicitly.
-    OpenAiChat {
-        /// Structured Outputs mode.
-        strict: bool,
-    },
-    /// OpenAI Responses `tools[]`; `strict` is always sent explicitly (omitted, the API
-    /// may treat it as strict).
-    OpenAiResponses {
-        /// Structured Outputs mode.
-        strict: bool,
-    },
-    /// Anthropic Messages `tools[]`.
-    Anthropic {
-        /// Strict tool use.
-        strict: bool,
-    },
-    /// Gemini `functionDeclarations[]` with `parameters` (OpenAPI 3.0 subset).
-    GeminiParameters,
-    /// Gemini `functionDeclarations[]` with `parametersJsonSchema`.
-    GeminiJsonSchema,
-    /// MCP `tools/list` entries.
-    Mcp,
-}
-
-impl Dialect {
-    /// Every dialect.
-    pub const ALL: [Dialect; 9] = [
-        Dialect::OpenAiChat { strict: true },
-        Dialect::OpenAiChat { strict: false },
-        Dialect::OpenAiResponses { strict: true },
-        Dialect::OpenAiResponses { strict: false },
-        Dialect::Anthropic { strict: true },
-        Dialect::Anthropic { strict: false },
-        Dialect::GeminiParameters,
-        Dialect::GeminiJsonSchema,
-        Dialect::Mcp,
-    ];
-
-    /// The schema dialect this API takes.
-    pub const fn target(self) -> Target {
-        match self {
-            Dialect::OpenAiChat { strict: true } | Dialect::OpenAiResponses { strict: true } => {
-                Target::OpenAiStrict
-            }
-            Dialect::OpenAiChat { strict: false } | Dialect::OpenAiResponses { strict: false } => {
-                Target::OpenAi
-            }
-            Dialect::Anthropic { strict: true } => Target::AnthropicStrict,
-            Dialect::Anthropic { strict: false } => Target::Anthropic,
-            Dialect::GeminiParameters => Target::GeminiParameters,
-            Dialect::GeminiJsonSchema => Target::GeminiJsonSchema,
-            Dialect::Mcp => Target::Mcp,
-        }
-    }
-
-    /// A short name, for snapshot files and messages.
-    pub const fn slug(self) -> &'static str {
-        match self {
-            Dialect::OpenAiChat { strict: true } => "openai_chat_strict",
-            Dialect::OpenAiChat { strict: false } => "openai_chat",
-            Dialect::OpenAiResponses { strict: true } => "openai_responses_strict",
-            Dialect::OpenAiResponses { strict: false } => "openai_responses",
-            Dialect::Anthropic { strict: true } => "anthropic_strict",
-            Dialect::Anthropic { strict: false } => "anthropic",
-            Dialect::GeminiParameters => "gemini_parameters",
-            Dialect::GeminiJsonSchema => "gemini_json_schema",
-            Dialect::Mcp => "mcp",
-        }
-    }
-}
 
 /// One tool's definition in `dialect`, or what the dialect cannot express.
 ///
@@ -186,7 +84,7 @@ pub fn encode_arguments(spec: &ToolSpec, dialect: Dialect, arguments: &Value) ->
 }
 
 /// Whether `dialect` has a field for whole-call examples (else they can go in the
-/// description, [`Registry::with_examples_in_descriptions`]).
+/// description, `RegistryBuilder::with_examples_in_descriptions`).
 fn has_examples_field(dialect: Dialect) -> bool {
     matches!(dialect, Dialect::Anthropic { .. } | Dialect::Mcp)
 }
@@ -214,104 +112,45 @@ fn describe_examples(definition: &mut Value, examples: &[Value]) {
     *description = Value::String(text);
 }
 
-impl Registry {
-    /// Every tool's definition in `dialect`, in registration order, tools turned off
-    /// with [`Registry::set_enabled`] included (what one caller is offered is
-    /// [`Registry::definitions_for`]); or every construct, in every tool, that the
-    /// dialect cannot express.
-    pub fn definitions(&self, dialect: Dialect) -> Result<Vec<Value>, LoweringErrors> {
-        // Rendered afresh: for a large catalog, copying kept `Value`s costs as much as
-        // lowering them again (measured with 10,000 tools, benches/dispatch.rs).
-        // `definitions_shared` is the kept, uncopied form.
-        self.render_all(dialect)
-    }
-
-    /// [`Registry::definitions`], rendered on the first call and then shared: every
-    /// later call is a reference count (specs do not change once registered; adding a
-    /// tool renders again). For a harness that sends the same list on every request.
-    pub fn definitions_shared(&self, dialect: Dialect) -> Result<Arc<Vec<Value>>, LoweringErrors> {
-        let all = self
-            .rendered
-            .get_or_render(dialect, || self.render_all(dialect).map(Arc::new));
-        match &*all {
-            Ok(definitions) => Ok(definitions.clone()),
-            Err(errors) => Err(errors.clone()),
-        }
-    }
-
-    /// [`Registry::definitions`] of the tools offered to the caller in `ctx`: all of
-    /// them, unless [`Registry::with_visibility`] decides, some are turned off
-    /// ([`Registry::set_enabled`]), or the registry defers its tools behind a search
-    /// (`with_tool_search`, feature `search`): then `search_tools`, the tools always
-    /// loaded and those the conversation loaded (`LoadedTools` in `ctx`), and for
-    /// Anthropic every other tool too, marked `defer_loading: true`.
-    pub fn definitions_for(
-        &self,
-        ctx: &crate::Context,
-        dialect: Dialect,
-    ) -> Result<Vec<Value>, LoweringErrors> {
-        if !self.filters() {
-            return self.definitions(dialect);
-        }
-        let all = self.definitions_shared(dialect)?;
-        let listed: Vec<Value> = self
-            .specs()
-            .zip(all.iter())
-            .filter_map(
-                |(spec, definition)| match self.listing(ctx, spec, dialect) {
-                    Listing::Hidden => None,
-                    Listing::Shown => Some(definition.clone()),
-                    Listing::Deferred => {
-                        let mut definition = definition.clone();
-                        definition["defer_loading"] = Value::Bool(true);
-                        Some(definition)
-                    }
-                },
-            )
-            .collect();
-        #[cfg(feature = "search")]
-        let listed = {
-            let mut listed = listed;
-            listed.extend(
-                self.deferred
-                    .as_ref()
-                    .and_then(|deferred| deferred.provider_tool(dialect)),
-            );
-            listed
-        };
-        Ok(listed)
-    }
-
-    fn render_all(&self, dialect: Dialect) -> Result<Vec<Value>, LoweringErrors> {
-        let mut definitions = Vec::with_capacity(self.len());
-        let mut errors = Vec::new();
-        let describe = self.settings.examples_in_descriptions && !has_examples_field(dialect);
-        for spec in self.specs() {
-            match definition(spec, dialect) {
-                Ok(mut value) => {
-                    if describe && !spec.examples.is_empty() {
-                        describe_examples(&mut value, &encoded_examples(spec, dialect));
-                    }
-                    definitions.push(value);
+/// Every definition of `specs` in `dialect`, in order, with the examples in each
+/// description where asked and the dialect has no field for them; or every construct,
+/// in every tool, that the dialect cannot express.
+pub(crate) fn definitions<'a>(
+    specs: impl ExactSizeIterator<Item = &'a ToolSpec>,
+    dialect: Dialect,
+    examples_in_descriptions: bool,
+) -> Result<Vec<Value>, LoweringErrors> {
+    let mut definitions = Vec::with_capacity(specs.len());
+    let mut errors = Vec::new();
+    let describe = examples_in_descriptions && !has_examples_field(dialect);
+    for spec in specs {
+        match definition(spec, dialect) {
+            Ok(mut value) => {
+                if describe && !spec.examples.is_empty() {
+                    describe_examples(&mut value, &encoded_examples(spec, dialect));
                 }
-                Err(found) => errors.extend(found),
+                definitions.push(value);
             }
-        }
-        if dialect == (Dialect::Anthropic { strict: true }) {
-            errors.extend(anthropic::strict_budgets(&definitions));
-        }
-        if errors.is_empty() {
-            Ok(definitions)
-        } else {
-            Err(errors.into())
+            Err(found) => errors.extend(found),
         }
     }
+    if dialect == (Dialect::Anthropic { strict: true }) {
+        errors.extend(anthropic::strict_budgets(&definitions));
+    }
+    if errors.is_empty() {
+        Ok(definitions)
+    } else {
+        Err(errors.into())
+    }
+}
 
-    /// Runs every lowering for `dialect`: call it in a test of your crate and a tool the
-    /// provider would reject fails the test, not a request in production.
-    pub fn check(&self, dialect: Dialect) -> Result<(), LoweringErrors> {
-        self.definitions(dialect).map(|_| ())
-    }
+/// Whether a tool is in a caller's list of definitions, and how.
+pub(crate) enum Listing {
+    Hidden,
+    Shown,
+    /// Sent with `defer_loading: true` (Anthropic loads it when a search references it).
+    #[cfg_attr(not(feature = "search"), allow(dead_code))]
+    Deferred,
 }
 
 /// A provider response that does not have the documented shape.

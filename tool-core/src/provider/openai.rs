@@ -3,9 +3,9 @@
 
 use serde_json::{Value, json};
 
-use super::Dialect;
 use super::{ParseError, ToolChoice, missing, text};
-use crate::dispatch::{CallArguments, ToolCall, ToolResult};
+use crate::call::{CallArguments, ToolCall, ToolResult};
+use crate::dialect::Dialect;
 
 /// A Chat Completions `tools[]` entry.
 pub(super) fn chat_definition(name: &str, description: &str, schema: Value, strict: bool) -> Value {

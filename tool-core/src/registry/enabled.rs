@@ -12,7 +12,7 @@ type Listener = Arc<dyn Fn() + Send + Sync>;
 /// Which tools are on, and who hears of changes.
 #[derive(Default)]
 pub(crate) struct Switches {
-    /// Declared with `Registry::with_runtime_toggles`: the set may change while serving.
+    /// Declared with `RegistryBuilder::with_runtime_toggles`: the set may change while serving.
     pub(crate) toggles: bool,
     /// One per tool, in registration order.
     on: Vec<AtomicBool>,
@@ -22,8 +22,12 @@ pub(crate) struct Switches {
 }
 
 impl Switches {
-    pub(crate) fn push(&mut self) {
-        self.on.push(AtomicBool::new(true));
+    /// `tools` switches, every one on.
+    pub(crate) fn new(tools: usize) -> Self {
+        Self {
+            on: (0..tools).map(|_| AtomicBool::new(true)).collect(),
+            ..Self::default()
+        }
     }
 
     /// Whether the tool at `index` is on.
@@ -42,19 +46,10 @@ impl Switches {
 }
 
 impl Registry {
-    /// Lets [`Registry::set_enabled`] turn tools off and on while the registry serves.
-    /// Declared up front because it changes what clients are told: an MCP server then
-    /// advertises `tools.listChanged`, notifies its clients of each change, and marks its
-    /// tools list as not to be cached (`ttlMs: 0`, unless
-    /// [`with_tools_ttl`](crate::mcp::McpServer::with_tools_ttl) says otherwise).
-    pub fn with_runtime_toggles(mut self) -> Self {
-        self.switches.toggles = true;
-        self
-    }
-
     /// Whether the set of tools offered may change while serving
-    /// ([`Registry::with_runtime_toggles`]).
-    pub fn has_runtime_toggles(&self) -> bool {
+    /// ([`RegistryBuilder::with_runtime_toggles`](super::RegistryBuilder::with_runtime_toggles)).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn has_runtime_toggles(&self) -> bool {
         self.switches.toggles
     }
 
@@ -71,7 +66,11 @@ impl Registry {
     /// #[tool(effect = "write")]
     /// fn close_books() {}
     ///
-    /// let registry = Registry::new().with(CloseBooks).with_runtime_toggles();
+    /// let registry = Registry::builder()
+    ///     .with(CloseBooks)
+    ///     .with_runtime_toggles()
+    ///     .build()
+    ///     .unwrap();
     /// assert_eq!(registry.set_enabled("close_books", false), Ok(true));
     /// assert!(!registry.is_enabled("close_books"));
     /// ```

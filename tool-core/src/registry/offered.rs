@@ -3,42 +3,17 @@
 //! names suggested when it is not there.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use crate::context::Context;
 use crate::error::{ErrorKind, ToolError};
 use crate::spec::ToolSpec;
-use crate::tool::Tool;
 
-use super::Registry;
-
-/// Whether a tool is in a caller's list of definitions, and how.
-pub(crate) enum Listing {
-    Hidden,
-    Shown,
-    /// Sent with `defer_loading: true` (Anthropic loads it when a search references it).
-    #[cfg_attr(not(feature = "search"), allow(dead_code))]
-    Deferred,
-}
+use super::{Entry, Registry};
+use crate::provider::Listing;
 
 impl Registry {
-    /// Offers each caller only the tools `visible` allows, decided per call from the
-    /// context (its [`Caller`](crate::policy::Caller), a step counter of yours, ...):
-    /// [`Registry::definitions_for`] lists only those, MCP's `tools/list` follows it for
-    /// each client, and a call to a tool not offered is `unknown_tool`, as if it did not
-    /// exist (it is not named among the suggestions either).
-    /// [`policy::caller_holds_scopes`](crate::policy::caller_holds_scopes) is the ready
-    /// rule: hide the tools whose scopes the caller lacks.
-    pub fn with_visibility(
-        mut self,
-        visible: impl Fn(&Context, &ToolSpec) -> bool + Send + Sync + 'static,
-    ) -> Self {
-        self.settings.visibility = Some(Arc::new(visible));
-        self
-    }
-
     /// Whether a visibility rule decides per caller what is offered.
-    pub fn has_visibility(&self) -> bool {
+    pub(crate) fn has_visibility(&self) -> bool {
         self.settings.visibility.is_some()
     }
 
@@ -53,16 +28,16 @@ impl Registry {
     }
 
     /// The names of the tools, closest to `name` first (for "did you mean").
-    pub fn closest_names(&self, name: &str) -> Vec<&str> {
+    pub(crate) fn closest_names(&self, name: &str) -> Vec<&str> {
         self.closest_names_for(None, name)
     }
 
-    /// [`Registry::closest_names`] among the tools `ctx`'s caller is offered.
+    /// `closest_names` among the tools `ctx`'s caller is offered.
     fn closest_names_for(&self, ctx: Option<&Context>, name: &str) -> Vec<&str> {
         let mut names: Vec<(f64, &str)> = self
             .by_name
             .iter()
-            .filter(|&(_, &index)| self.offered(ctx, self.tools[index].spec()))
+            .filter(|&(_, &index)| self.offered(ctx, self.entries[index].tool.spec()))
             .map(|(candidate, _)| candidate)
             .map(|candidate| {
                 (
@@ -110,7 +85,7 @@ impl Registry {
         &self,
         ctx: &Context,
         spec: &ToolSpec,
-        dialect: crate::provider::Dialect,
+        dialect: crate::dialect::Dialect,
     ) -> Listing {
         if !self.visible(Some(ctx), spec) {
             return Listing::Hidden;
@@ -126,16 +101,11 @@ impl Registry {
     /// The tool `name`, as the caller in `ctx` sees the registry: a tool it is not
     /// offered is unknown, and is never suggested.
     #[inline]
-    pub(crate) fn lookup(
-        &self,
-        ctx: Option<&Context>,
-        name: &str,
-    ) -> Result<(&dyn Tool, &ToolSpec), ToolError> {
-        if let Some(tool) = self.get(name) {
-            let spec = tool.spec();
-            if self.offered(ctx, spec) {
-                return Ok((tool, spec));
-            }
+    pub(crate) fn lookup(&self, ctx: Option<&Context>, name: &str) -> Result<&Entry, ToolError> {
+        if let Some(entry) = self.entry(name)
+            && self.offered(ctx, entry.tool.spec())
+        {
+            return Ok(entry);
         }
         let shown: Cow<'_, str> = if name.chars().count() > 64 {
             format!("{}...", name.chars().take(64).collect::<String>()).into()

@@ -1,5 +1,6 @@
-//! Tools that are methods of one service value (`#[toolset]` on an `impl` block), and
-//! registering them, optionally under a prefix (`github_create_issue`).
+//! Tools that are methods of one service value (`#[toolset]` on an `impl` block), their
+//! names under a prefix (`github_create_issue`), and the check of every tool's examples
+//! before it joins.
 
 use std::sync::Arc;
 
@@ -9,7 +10,7 @@ use crate::error::ToolError;
 use crate::spec::ToolSpec;
 use crate::tool::{Arguments, Prepared, Tool, ToolFuture};
 
-use super::{Registry, RegistryError};
+use super::RegistryError;
 
 /// A service whose methods are tools. `#[toolset]` on an `impl Service` block implements
 /// it: each `#[tool]` method becomes a tool that holds the shared service and calls the
@@ -30,7 +31,10 @@ use super::{Registry, RegistryError};
 ///     }
 /// }
 ///
-/// let registry = Registry::new().with_toolset(Arc::new(Counter { start: 40 }));
+/// let registry = Registry::builder()
+///     .with_toolset(Arc::new(Counter { start: 40 }))
+///     .build()
+///     .unwrap();
 /// assert!(registry.get("count").is_some());
 /// ```
 pub trait Toolset: Send + Sync + 'static {
@@ -38,97 +42,8 @@ pub trait Toolset: Send + Sync + 'static {
     fn tools(self: Arc<Self>) -> Vec<Arc<dyn Tool>>;
 }
 
-impl Registry {
-    /// Adds every tool of a service (`#[toolset]`).
-    ///
-    /// # Panics
-    ///
-    /// When a tool's name is taken; the message names both tools' origins. Use
-    /// [`Registry::register_toolset`] to handle it yourself.
-    #[track_caller]
-    pub fn with_toolset<T: Toolset>(mut self, toolset: Arc<T>) -> Self {
-        if let Err(error) = self.register_toolset(toolset) {
-            panic!("{error}");
-        }
-        self
-    }
-
-    /// [`Registry::with_toolset`] with every tool's name prefixed: `prefix` `_` name
-    /// (`github` and `create_issue` give `github_create_issue`), for combining services
-    /// whose tool names would collide or need their origin shown.
-    ///
-    /// # Panics
-    ///
-    /// When a prefixed name is not a valid tool name or is taken. Use
-    /// [`Registry::register_toolset_prefixed`] to handle it yourself.
-    #[track_caller]
-    pub fn with_toolset_prefixed<T: Toolset>(mut self, prefix: &str, toolset: Arc<T>) -> Self {
-        if let Err(error) = self.register_toolset_prefixed(prefix, toolset) {
-            panic!("{error}");
-        }
-        self
-    }
-
-    /// Adds every tool of a service; nothing is added if any name is taken.
-    pub fn register_toolset<T: Toolset>(&mut self, toolset: Arc<T>) -> Result<(), RegistryError> {
-        let origin = format!("toolset {}", std::any::type_name::<T>());
-        self.register_all(toolset.tools(), None, &origin)
-    }
-
-    /// Adds every tool of a service under `prefix`; nothing is added if any prefixed
-    /// name is invalid or taken.
-    pub fn register_toolset_prefixed<T: Toolset>(
-        &mut self,
-        prefix: &str,
-        toolset: Arc<T>,
-    ) -> Result<(), RegistryError> {
-        let origin = format!("toolset {} prefixed '{prefix}'", std::any::type_name::<T>());
-        self.register_all(toolset.tools(), Some(prefix), &origin)
-    }
-
-    /// Registers `tools` (renamed under `prefix`) only if every one of them can join:
-    /// the one copy of the registering code.
-    pub(super) fn register_all(
-        &mut self,
-        tools: Vec<Arc<dyn Tool>>,
-        prefix: Option<&str>,
-        origin: &str,
-    ) -> Result<(), RegistryError> {
-        let tools: Vec<Arc<dyn Tool>> = match prefix {
-            None => tools,
-            Some(prefix) => tools
-                .into_iter()
-                .map(|tool| Prefixed::new(prefix, tool).map(|tool| Arc::new(tool) as Arc<dyn Tool>))
-                .collect::<Result<_, _>>()?,
-        };
-        let mut seen = std::collections::HashSet::new();
-        for tool in &tools {
-            check_examples(&**tool)?;
-            let name = &tool.spec().name;
-            if let Some(first) = self.origin_of(name) {
-                return Err(RegistryError::DuplicateName {
-                    name: name.clone(),
-                    first: first.to_owned(),
-                    second: origin.to_owned(),
-                });
-            }
-            if !seen.insert(name.clone()) {
-                return Err(RegistryError::DuplicateName {
-                    name: name.clone(),
-                    first: origin.to_owned(),
-                    second: origin.to_owned(),
-                });
-            }
-        }
-        for tool in tools {
-            self.push(tool, origin.into());
-        }
-        Ok(())
-    }
-}
-
 /// Every example of the tool is a call it accepts: read as one, without running it.
-fn check_examples(tool: &dyn Tool) -> Result<(), RegistryError> {
+pub(super) fn check_examples(tool: &dyn Tool) -> Result<(), RegistryError> {
     for (index, example) in tool.spec().examples.iter().enumerate() {
         if let Err(error) = tool.prepare(Arguments::Value(example)) {
             let mut problems = error.message;
@@ -146,13 +61,13 @@ fn check_examples(tool: &dyn Tool) -> Result<(), RegistryError> {
 }
 
 /// A tool under another name; everything else is the tool's own.
-struct Prefixed {
+pub(super) struct Prefixed {
     inner: Arc<dyn Tool>,
     spec: ToolSpec,
 }
 
 impl Prefixed {
-    fn new(prefix: &str, inner: Arc<dyn Tool>) -> Result<Self, RegistryError> {
+    pub(super) fn new(prefix: &str, inner: Arc<dyn Tool>) -> Result<Self, RegistryError> {
         let mut spec = inner.spec().clone();
         spec.name = format!("{prefix}_{}", spec.name);
         if !crate::spec::is_valid_tool_name(&spec.name) {

@@ -9,20 +9,20 @@ use rustc_hash::FxHashSet;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::content::ContentBlock;
 use crate::context::Context;
+use crate::dialect::Dialect;
 use crate::effect::Effect;
 use crate::error::ToolError;
-use crate::provider::Dialect;
-use crate::registry::{Listing, Registry};
+use crate::provider::Listing;
 use crate::spec::ToolSpec;
-use crate::tool::{Arguments, Prepared, Tool, ToolFuture, ToolOutput};
+use crate::tool::{Arguments, Prepared, Tool, ToolFuture};
 use crate::validate::Validator;
 
 /// The name of the built-in search tool.
 pub const SEARCH_TOOLS: &str = "search_tools";
 
-/// How a registry defers its tools ([`Registry::with_tool_search`]).
+/// How a registry defers its tools
+/// ([`RegistryBuilder::with_tool_search`](crate::RegistryBuilder::with_tool_search)).
 #[derive(Debug, Clone)]
 pub struct ToolSearch {
     always_loaded: Vec<String>,
@@ -42,6 +42,11 @@ impl ToolSearch {
             dialect,
             provider_search: false,
         }
+    }
+
+    /// The names [`ToolSearch::always_loaded`] gave.
+    pub(crate) fn loaded_up_front(&self) -> &[String] {
+        &self.always_loaded
     }
 
     /// Tools shown from the start, beside `search_tools` (the ones nearly every task
@@ -134,8 +139,6 @@ pub(crate) struct Deferred {
     up_front: FxHashSet<String>,
     dialect: Dialect,
     provider_search: bool,
-    /// The registered `search_tools`, to know it when it is called.
-    tool: Arc<dyn Tool>,
     results: u32,
 }
 
@@ -181,60 +184,41 @@ impl Deferred {
     }
 }
 
-impl Registry {
-    /// Defers the registry's tools behind the built-in `search_tools` (read-only): the
-    /// model is shown it and the tools `search` always loads; a search returns the best
-    /// matches (BM25F, [`Registry::search`]) as definitions in the search's dialect, and
-    /// they become listed and callable for the conversation ([`LoadedTools`]). Register
-    /// the tools first.
-    ///
-    /// # Panics
-    ///
-    /// When an always-loaded name is not a registered tool, or a tool is already named
-    /// `search_tools`.
-    #[track_caller]
-    pub fn with_tool_search(mut self, search: ToolSearch) -> Self {
-        for name in &search.always_loaded {
-            assert!(self.get(name).is_some(), "{}", self.unknown(name));
-        }
+impl Deferred {
+    /// `search_tools` and the deferral it serves.
+    pub(crate) fn new(search: ToolSearch) -> (Arc<dyn Tool>, Self) {
         let mut up_front: FxHashSet<String> = search.always_loaded.into_iter().collect();
         up_front.insert(SEARCH_TOOLS.to_owned());
         let tool: Arc<dyn Tool> = Arc::new(SearchTools {
             spec: search_spec(search.results),
         });
-        if let Err(error) = self.register_arc(tool.clone()) {
-            panic!("{error}");
-        }
-        self.deferred = Some(Deferred {
+        let deferred = Deferred {
             up_front,
             dialect: search.dialect,
             provider_search: search.provider_search,
-            tool,
             results: search.results,
-        });
-        self
+        };
+        (tool, deferred)
     }
 
-    /// Whether `tool` is this registry's `search_tools`.
-    pub(crate) fn is_search_tool(&self, tool: &dyn Tool) -> bool {
-        self.deferred
-            .as_ref()
-            .is_some_and(|deferred| std::ptr::addr_eq(tool, &*deferred.tool))
+    /// The dialect a search shows the tools it found in.
+    pub(crate) fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
-    /// Whether the registry defers its tools ([`Registry::with_tool_search`]).
-    pub fn defers_tools(&self) -> bool {
-        self.deferred.is_some()
+    /// How many tools a search loads unless the model asks for fewer.
+    pub(crate) fn results(&self) -> u32 {
+        self.results
     }
 }
 
 /// `search_tools`' arguments.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct SearchArgs {
-    query: String,
+pub(crate) struct SearchArgs {
+    pub(crate) query: String,
     #[serde(default)]
-    limit: Option<u32>,
+    pub(crate) limit: Option<u32>,
 }
 
 fn search_spec(results: u32) -> ToolSpec {
@@ -264,7 +248,7 @@ fn search_spec(results: u32) -> ToolSpec {
     )
 }
 
-/// The built-in search tool. The registry runs it ([`run_search`]): it reads the
+/// The built-in search tool. The registry runs it (its entry's `builtin`): it reads the
 /// registry, which no tool can hold.
 struct SearchTools {
     spec: ToolSpec,
@@ -290,70 +274,4 @@ impl Tool for SearchTools {
         )
         .with_retryable(false)))
     }
-}
-
-/// Runs `search_tools` for the registry it belongs to.
-pub(crate) fn run_search<'a>(
-    registry: &Registry,
-    ctx: &'a Context,
-    args: Prepared,
-) -> ToolFuture<'a> {
-    let results = registry
-        .deferred
-        .as_ref()
-        .map_or(5, |deferred| deferred.results);
-    ToolFuture::ready(args.downcast::<SearchArgs>().and_then(|args| {
-        let limit = args.limit.unwrap_or(results) as usize;
-        found(registry, ctx, &args.query, limit)
-    }))
-}
-
-/// What a search finds, loaded for the conversation and shown in the registry's dialect.
-fn found(
-    registry: &Registry,
-    ctx: &Context,
-    query: &str,
-    limit: usize,
-) -> Result<ToolOutput, ToolError> {
-    let Some(deferred) = &registry.deferred else {
-        return Err(ToolError::internal("search_tools without a tool search").with_retryable(false));
-    };
-    let hits: Vec<&str> = registry
-        .search_for(ctx, query, limit + 1)
-        .into_iter()
-        .map(|hit| hit.name)
-        .filter(|name| *name != SEARCH_TOOLS)
-        .take(limit)
-        .collect();
-    if let Some(loaded) = ctx.get::<LoadedTools>() {
-        hits.iter().for_each(|name| loaded.load(*name));
-    }
-    if hits.is_empty() {
-        return Ok(ToolOutput::Text(format!(
-            "No tool matches \"{query}\". Try other words: the action, the object and the service (\"send a Slack message\")."
-        )));
-    }
-    if matches!(deferred.dialect, Dialect::Anthropic { .. }) {
-        let mut blocks = vec![ContentBlock::Text {
-            text: format!("{} tools match; they can be called now.", hits.len()),
-        }];
-        blocks.extend(hits.iter().map(|name| ContentBlock::ToolReference {
-            tool_name: (*name).to_owned(),
-        }));
-        return Ok(ToolOutput::Content(blocks));
-    }
-    let tools = hits
-        .iter()
-        .filter_map(|name| registry.get(name))
-        .map(|tool| crate::provider::definition(tool.spec(), deferred.dialect))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|errors| {
-            ToolError::internal(format!("a found tool cannot be shown: {}", errors[0]))
-                .with_retryable(false)
-        })?;
-    Ok(ToolOutput::Json(json!({
-        "loaded": hits,
-        "note": "These tools can be called now.",
-        "tools": tools,
-    })))
 }

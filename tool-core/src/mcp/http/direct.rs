@@ -25,8 +25,8 @@ use serde_json::{Map, Value};
 use tracing::Instrument as _;
 
 use super::Shared;
+use crate::call::ToolCall;
 use crate::context::Context;
-use crate::dispatch::ToolCall;
 use crate::mcp::{IDEMPOTENCY_KEY_META, call::request_id, results, trace};
 
 /// The protocol version whose requests carry everything they need in themselves.
@@ -203,8 +203,8 @@ pub(super) async fn answer(
         Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
     };
     match serde_json::to_vec(&message) {
-        Ok(body) => super::route::json_bytes(StatusCode::OK, Bytes::from(body)),
-        Err(error) => super::route::plain(
+        Ok(body) => super::responses::json_bytes(StatusCode::OK, Bytes::from(body)),
+        Err(error) => super::responses::plain(
             StatusCode::INTERNAL_SERVER_ERROR,
             Bytes::from(format!("Internal Server Error: {error}")),
         ),

@@ -9,6 +9,7 @@ mod connections;
 mod direct;
 mod hosts;
 mod limits;
+mod responses;
 mod route;
 mod write_timeout;
 

@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use super::connections::{Busy, Held, Stage};
 use super::direct;
+use super::responses::{json_bytes, json_response, plain};
 use super::{Body, HTTP_PATH, Shared};
 use crate::context::Context;
 use crate::mcp::auth::{AuthError, ResourceServer, WELL_KNOWN, bearer_token};
@@ -309,25 +310,6 @@ fn close_after(response: &mut Response<BoxBody<Bytes, Infallible>>) {
     response
         .headers_mut()
         .insert(header::CONNECTION, HeaderValue::from_static("close"));
-}
-
-pub(super) fn plain(status: StatusCode, body: Bytes) -> Response<BoxBody<Bytes, Infallible>> {
-    let mut response = Response::new(Full::new(body).boxed());
-    *response.status_mut() = status;
-    response
-}
-
-pub(super) fn json_bytes(status: StatusCode, body: Bytes) -> Response<BoxBody<Bytes, Infallible>> {
-    let mut response = plain(status, body);
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
-}
-
-fn json_response(status: StatusCode, value: &Value) -> Response<BoxBody<Bytes, Infallible>> {
-    json_bytes(status, Bytes::from(value.to_string()))
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ fn invite(
 }
 
 fn main() {
-    let registry = Registry::new().with(NextEvent).with(Invite);
+    let registry = Registry::builder().with(NextEvent).with(Invite).build().unwrap();
     assert_eq!(NextEvent.spec().name, "event");
     assert_eq!(registry.len(), 2);
 }

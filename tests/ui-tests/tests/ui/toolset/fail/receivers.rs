@@ -30,5 +30,5 @@ impl Counter {
 }
 
 fn main() {
-    let _ = Registry::new().with_toolset(Arc::new(Counter { count: 0 }));
+    let _ = Registry::builder().with_toolset(Arc::new(Counter { count: 0 })).build().unwrap();
 }

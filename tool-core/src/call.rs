@@ -37,7 +37,7 @@ pub struct ToolCall {
     ///
     /// [`provider::parse_calls`]: crate::provider::parse_calls
     #[serde(skip)]
-    pub written_for: Option<crate::provider::Dialect>,
+    pub written_for: Option<crate::dialect::Dialect>,
     /// The key that makes a call with external effects happen once: a second call with
     /// the same key and the same tool and arguments gets the first result; with other
     /// arguments, a `conflict`. Keys are scoped to the caller (the context's
@@ -103,7 +103,7 @@ impl CallArguments {
 impl ToolCall {
     /// Marks the call as written against `dialect`'s lowering; see
     /// [`ToolCall::written_for`].
-    pub fn written_for(mut self, dialect: crate::provider::Dialect) -> Self {
+    pub fn written_for(mut self, dialect: crate::dialect::Dialect) -> Self {
         self.written_for = Some(dialect);
         self
     }
@@ -148,7 +148,7 @@ pub struct ToolResult {
     pub outcome: Result<ToolOutput, ToolError>,
     /// The model's view when it differs from the output's own text (JSON rendered, an
     /// error, a cut); `None` when the model reads the output text as it is.
-    pub(super) view: Option<ModelView>,
+    pub(crate) view: Option<ModelView>,
     /// Repairs made to the arguments before they were read (see
     /// [`Registry::repair_arguments`](crate::registry::Registry::repair_arguments)).
     pub repairs: Vec<String>,
@@ -191,7 +191,7 @@ impl ToolResult {
 }
 
 /// The model's view of an outcome that needed no view of its own: its text.
-pub(super) fn own_text(outcome: &ToolOutcome) -> &str {
+pub(crate) fn own_text(outcome: &ToolOutcome) -> &str {
     match outcome {
         Ok(ToolOutput::Text(text)) => text,
         Ok(ToolOutput::Observation { for_model, .. }) => for_model,

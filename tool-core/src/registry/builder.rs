@@ -1,0 +1,390 @@
+//! Configuring a registry before it serves: its tools, the settings of each and of all,
+//! and what each caller is offered. [`RegistryBuilder::build`] checks everything at
+//! once and resolves each tool's settings into its entry.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rustc_hash::FxHashMap;
+
+use super::settings::Settings;
+use super::toolset::{Prefixed, check_examples};
+use super::{Builtin, Entry, Registry, RegistryError, RegistryErrors, Resolved, ToolSettings};
+use crate::context::Context;
+use crate::event::Event;
+use crate::idempotency::{Idempotency, IdempotencyStore};
+use crate::output::ArtifactStore;
+use crate::spec::ToolSpec;
+use crate::tool::Tool;
+
+/// A registry being configured: [`Registry::builder`], then tools and settings, then
+/// [`build`](RegistryBuilder::build).
+///
+/// Nothing here panics or fails on its own: every problem (two tools with one name, an
+/// example the tool would refuse, settings for a tool that does not exist) is kept and
+/// reported by `build`, all of them at once.
+///
+/// ```
+/// # use std::time::Duration;
+/// # use toolwright::{tool, Registry, ToolSettings};
+/// # use toolwright::policy::AllowAll;
+/// /// Read a sensor.
+/// #[tool(effect = "read_only")]
+/// fn read_sensor() -> u32 { 7 }
+///
+/// let registry = Registry::builder()
+///     .with(ReadSensor)
+///     .defaults(ToolSettings::new().policy(AllowAll))
+///     .with_max_concurrency(4)
+///     .build()
+///     .unwrap();
+/// assert_eq!(registry.len(), 1);
+/// ```
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct RegistryBuilder {
+    tools: Vec<Pending>,
+    by_name: FxHashMap<String, usize>,
+    settings: Settings,
+    per_tool: Vec<(String, ToolSettings)>,
+    toggles: bool,
+    errors: Vec<RegistryError>,
+    #[cfg(feature = "search")]
+    search: Option<crate::search::ToolSearch>,
+}
+
+/// A tool added, not yet built into an entry.
+struct Pending {
+    tool: Arc<dyn Tool>,
+    origin: Arc<str>,
+    builtin: Option<Builtin>,
+}
+
+impl RegistryBuilder {
+    pub(super) fn new() -> Self {
+        Self {
+            tools: Vec::new(),
+            by_name: FxHashMap::default(),
+            settings: Settings::default(),
+            per_tool: Vec::new(),
+            toggles: false,
+            errors: Vec::new(),
+            #[cfg(feature = "search")]
+            search: None,
+        }
+    }
+
+    /// Adds a tool. Another tool with the same name is an error `build` reports: two
+    /// tools a model cannot tell apart are a bug to fix before start-up.
+    pub fn with(self, tool: impl Tool) -> Self {
+        let origin = std::any::type_name_of_val(&tool);
+        self.with_from(vec![Arc::new(tool)], None, origin)
+    }
+
+    /// Adds a shared tool (built at run time, or shared between registries).
+    pub fn with_arc(self, tool: Arc<dyn Tool>) -> Self {
+        self.with_from(vec![tool], None, "RegistryBuilder::with_arc")
+    }
+
+    /// Adds every tool of a service (`#[toolset]`); if any of them cannot join, none
+    /// does.
+    pub fn with_toolset<T: super::Toolset>(self, toolset: Arc<T>) -> Self {
+        let origin = format!("toolset {}", std::any::type_name::<T>());
+        self.with_from(toolset.tools(), None, &origin)
+    }
+
+    /// [`RegistryBuilder::with_toolset`] with every tool's name prefixed: `prefix` `_`
+    /// name (`github` and `create_issue` give `github_create_issue`), for combining
+    /// services whose tool names would collide or need their origin shown.
+    pub fn with_toolset_prefixed<T: super::Toolset>(self, prefix: &str, toolset: Arc<T>) -> Self {
+        let origin = format!("toolset {} prefixed '{prefix}'", std::any::type_name::<T>());
+        self.with_from(toolset.tools(), Some(prefix), &origin)
+    }
+
+    /// Adds `tools` (renamed under `prefix`) if every one of them can join, else keeps
+    /// why not: the one copy of the registering code.
+    fn with_from(mut self, tools: Vec<Arc<dyn Tool>>, prefix: Option<&str>, origin: &str) -> Self {
+        let tools: Vec<Arc<dyn Tool>> = match prefix {
+            None => tools,
+            Some(prefix) => {
+                let renamed: Result<Vec<_>, _> = tools
+                    .into_iter()
+                    .map(|tool| {
+                        Prefixed::new(prefix, tool).map(|tool| Arc::new(tool) as Arc<dyn Tool>)
+                    })
+                    .collect();
+                match renamed {
+                    Ok(renamed) => renamed,
+                    Err(error) => {
+                        self.errors.push(error);
+                        return self;
+                    }
+                }
+            }
+        };
+        let before = self.errors.len();
+        let mut seen = std::collections::HashSet::new();
+        for tool in &tools {
+            if let Err(error) = check_examples(&**tool) {
+                self.errors.push(error);
+            }
+            let name = &tool.spec().name;
+            if let Some(&index) = self.by_name.get(name) {
+                self.errors.push(RegistryError::DuplicateName {
+                    name: name.clone(),
+                    first: self.tools[index].origin.to_string(),
+                    second: origin.to_owned(),
+                });
+            } else if !seen.insert(name.clone()) {
+                self.errors.push(RegistryError::DuplicateName {
+                    name: name.clone(),
+                    first: origin.to_owned(),
+                    second: origin.to_owned(),
+                });
+            }
+        }
+        if self.errors.len() == before {
+            let origin: Arc<str> = origin.into();
+            for tool in tools {
+                self.push(tool, origin.clone(), None);
+            }
+        }
+        self
+    }
+
+    /// Adds a tool whose name is known to be free.
+    fn push(&mut self, tool: Arc<dyn Tool>, origin: Arc<str>, builtin: Option<Builtin>) {
+        self.by_name
+            .insert(tool.spec().name.clone(), self.tools.len());
+        self.tools.push(Pending {
+            tool,
+            origin,
+            builtin,
+        });
+    }
+
+    /// Settings of the tool named `tool`, each set one replacing the defaults for it
+    /// (settings configured earlier stay unless replaced). A name no tool has is an
+    /// error `build` reports, naming the closest tool: a typo would otherwise configure
+    /// nothing, silently.
+    pub fn configure(mut self, tool: &str, settings: ToolSettings) -> Self {
+        self.per_tool.push((tool.to_owned(), settings));
+        self
+    }
+
+    /// The settings of every tool (budget, timeout, policy, retries), unless its own
+    /// ([`RegistryBuilder::configure`]) say otherwise. Each set one replaces the one set
+    /// before.
+    pub fn defaults(mut self, settings: ToolSettings) -> Self {
+        self.settings.defaults = std::mem::take(&mut self.settings.defaults).merged(settings);
+        self
+    }
+
+    /// Sets where full outputs go when the model's view is cut (default: a directory
+    /// `toolwright-artifacts` in the system's temporary directory).
+    pub fn with_artifact_store(mut self, store: impl ArtifactStore + 'static) -> Self {
+        self.settings.artifacts = Arc::new(store);
+        self
+    }
+
+    /// Repairs two common shapes of arguments instead of rejecting them: a JSON object
+    /// sent as a string (`"{\"a\": 1}"`), and `null` or an empty string for a tool with
+    /// no parameters. Each repair is logged (`tracing`, at warn) and listed in the
+    /// result's `repairs`. Off by default.
+    pub fn repair_arguments(mut self, repair: bool) -> Self {
+        self.settings.repair = repair;
+        self
+    }
+
+    /// Sets where idempotency keys and spent approval tickets are kept (default: in
+    /// memory), keeping the lease, retention and wait times.
+    pub fn with_idempotency_store(mut self, store: impl IdempotencyStore + 'static) -> Self {
+        self.settings.idempotency.store = Arc::new(store);
+        self
+    }
+
+    /// Sets the idempotency store and the times that bound a claim (lease, retention,
+    /// wait); see [`Idempotency`].
+    pub fn with_idempotency(mut self, idempotency: Idempotency) -> Self {
+        self.settings.idempotency = idempotency;
+        self
+    }
+
+    /// Signs approval tickets with `secret` (HMAC-SHA256). Replicas that resume each
+    /// other's tickets share the secret (and an idempotency store, so a ticket is spent
+    /// once across them). Without one, each registry draws a random secret at start-up:
+    /// its tickets are refused after a restart and by other replicas. Use at least 32
+    /// random bytes, kept like a password.
+    pub fn with_approval_secret(mut self, secret: impl AsRef<[u8]>) -> Self {
+        self.settings.approvals = self.settings.approvals.with_secret(secret.as_ref());
+        self
+    }
+
+    /// How long an approval ticket is accepted after it is issued (default 24 hours).
+    pub fn with_approval_lifetime(mut self, lifetime: Duration) -> Self {
+        self.settings.approvals.lifetime = lifetime;
+        self
+    }
+
+    /// Reports every tool start and finish to `observer` (for logs, traces, tests).
+    pub fn with_observer(mut self, observer: impl Fn(&Event) + Send + Sync + 'static) -> Self {
+        self.settings.observer = Some(Arc::new(observer));
+        self
+    }
+
+    /// What each call's `execute_tool` span records beyond the conventions' required
+    /// attributes: descriptions, arguments and results are off by default (see
+    /// [`Telemetry`](crate::Telemetry)).
+    pub fn with_telemetry(mut self, telemetry: crate::Telemetry) -> Self {
+        self.settings.telemetry = telemetry;
+        self
+    }
+
+    /// Shows the tools' whole-call examples (`#[tool(example = ...)]`) to providers
+    /// without a field for them (OpenAI, Gemini) as an "Examples:" paragraph ending the
+    /// description, one call a line. Off by default: it costs tokens on every request.
+    /// Anthropic always gets them as `input_examples`, MCP as its schema's `examples`.
+    pub fn with_examples_in_descriptions(mut self) -> Self {
+        self.settings.examples_in_descriptions = true;
+        self
+    }
+
+    /// Sets how many read-only calls of a batch run at once (default 8).
+    pub fn with_max_concurrency(mut self, limit: usize) -> Self {
+        self.settings.max_concurrency = limit.max(1);
+        self
+    }
+
+    /// Sets the largest arguments accepted, in bytes of JSON (default 1 MiB).
+    pub fn with_max_argument_bytes(mut self, bytes: usize) -> Self {
+        self.settings.max_argument_bytes = bytes;
+        self
+    }
+
+    /// Offers each caller only the tools `visible` allows, decided per call from the
+    /// context (its [`Caller`](crate::policy::Caller), a step counter of yours, ...):
+    /// [`Registry::definitions_for`] lists only those, MCP's `tools/list` follows it for
+    /// each client, and a call to a tool not offered is `unknown_tool`, as if it did not
+    /// exist (it is not named among the suggestions either).
+    /// [`policy::caller_holds_scopes`](crate::policy::caller_holds_scopes) is the ready
+    /// rule: hide the tools whose scopes the caller lacks.
+    pub fn with_visibility(
+        mut self,
+        visible: impl Fn(&Context, &ToolSpec) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.settings.visibility = Some(Arc::new(visible));
+        self
+    }
+
+    /// Lets [`Registry::set_enabled`] turn tools off and on while the registry serves.
+    /// Declared up front because it changes what clients are told: an MCP server then
+    /// advertises `tools.listChanged`, notifies its clients of each change, and marks its
+    /// tools list as not to be cached (`ttlMs: 0`, unless
+    /// [`with_tools_ttl`](crate::mcp::McpServer::with_tools_ttl) says otherwise).
+    pub fn with_runtime_toggles(mut self) -> Self {
+        self.toggles = true;
+        self
+    }
+
+    /// Defers the registry's tools behind the built-in `search_tools` (read-only): the
+    /// model is shown it and the tools `search` always loads; a search returns the best
+    /// matches (BM25F, [`Registry::search`]) as definitions in the search's dialect, and
+    /// they become listed and callable for the conversation
+    /// ([`LoadedTools`](crate::search::LoadedTools)). An always-loaded name that is not a
+    /// tool, or a tool already named `search_tools`, is an error `build` reports.
+    #[cfg(feature = "search")]
+    pub fn with_tool_search(mut self, search: crate::search::ToolSearch) -> Self {
+        self.search = Some(search);
+        self
+    }
+
+    /// The registry, or every problem its configuration has.
+    pub fn build(mut self) -> Result<Registry, RegistryErrors> {
+        #[cfg(feature = "search")]
+        let deferred = self.search.take().map(|search| self.deferral(search));
+        let mut own: Vec<Option<ToolSettings>> = vec![None; self.tools.len()];
+        for (name, settings) in std::mem::take(&mut self.per_tool) {
+            match self.by_name.get(&name) {
+                Some(&index) => {
+                    own[index] = Some(match own[index].take() {
+                        Some(existing) => existing.merged(settings),
+                        None => settings,
+                    });
+                }
+                None => {
+                    let error = self.unknown(&name);
+                    self.errors.push(error);
+                }
+            }
+        }
+        if !self.errors.is_empty() {
+            return Err(RegistryErrors(self.errors));
+        }
+        let defaults = &self.settings.defaults;
+        let entries = self
+            .tools
+            .into_iter()
+            .zip(own)
+            .map(|(pending, own)| Entry {
+                tool: pending.tool,
+                settings: Resolved::of(defaults, own.as_ref()),
+                builtin: pending.builtin,
+            })
+            .collect::<Vec<_>>();
+        let mut switches = super::enabled::Switches::new(entries.len());
+        switches.toggles = self.toggles;
+        Ok(Registry {
+            entries,
+            by_name: self.by_name,
+            switches,
+            settings: self.settings,
+            rendered: Default::default(),
+            #[cfg(feature = "search")]
+            search_index: Default::default(),
+            #[cfg(feature = "search")]
+            deferred,
+        })
+    }
+
+    /// The error for a name no tool has, naming the closest one.
+    fn unknown(&self, name: &str) -> RegistryError {
+        let closest = self
+            .by_name
+            .keys()
+            .map(|candidate| {
+                let score = crate::similarity::jaro_winkler(
+                    &name.to_lowercase(),
+                    &candidate.to_lowercase(),
+                );
+                (score, candidate.as_str())
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(a.1)));
+        RegistryError::unknown(name, closest.map(|(_, name)| name))
+    }
+
+    /// Adds `search_tools` and the deferral it serves, keeping what is wrong with them.
+    #[cfg(feature = "search")]
+    fn deferral(&mut self, search: crate::search::ToolSearch) -> crate::search::Deferred {
+        for name in search.loaded_up_front() {
+            if !self.by_name.contains_key(name) {
+                let error = self.unknown(name);
+                self.errors.push(error);
+            }
+        }
+        let (tool, deferred) = crate::search::Deferred::new(search);
+        let name = &tool.spec().name;
+        if let Some(&index) = self.by_name.get(name) {
+            self.errors.push(RegistryError::DuplicateName {
+                name: name.clone(),
+                first: self.tools[index].origin.to_string(),
+                second: "RegistryBuilder::with_tool_search".to_owned(),
+            });
+        } else {
+            self.push(
+                tool,
+                "RegistryBuilder::with_tool_search".into(),
+                Some(super::search::run_search),
+            );
+        }
+        deferred
+    }
+}

@@ -1,0 +1,118 @@
+//! What the model is shown: every tool's definition in a dialect (rendered by
+//! `crate::provider`, kept per dialect), and the ones a caller is offered.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::Registry;
+use crate::context::Context;
+use crate::dialect::Dialect;
+use crate::provider::Listing;
+use crate::schema::lower::LoweringErrors;
+
+/// Definitions rendered per dialect, kept by a registry.
+#[derive(Default)]
+pub(super) struct Rendered(std::sync::Mutex<Vec<(Dialect, Arc<RenderedDefinitions>)>>);
+
+type RenderedDefinitions = Result<Arc<Vec<Value>>, LoweringErrors>;
+
+impl Rendered {
+    /// The definitions of `dialect`, rendered by `render` the first time.
+    fn get_or_render(
+        &self,
+        dialect: Dialect,
+        render: impl FnOnce() -> RenderedDefinitions,
+    ) -> Arc<RenderedDefinitions> {
+        let mut rendered = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, definitions)) = rendered.iter().find(|(kept, _)| *kept == dialect) {
+            return definitions.clone();
+        }
+        let definitions = Arc::new(render());
+        rendered.push((dialect, definitions.clone()));
+        definitions
+    }
+}
+
+impl Registry {
+    /// Every tool's definition in `dialect`, in registration order, tools turned off
+    /// with [`Registry::set_enabled`] included (what one caller is offered is
+    /// [`Registry::definitions_for`]); or every construct, in every tool, that the
+    /// dialect cannot express.
+    pub fn definitions(&self, dialect: Dialect) -> Result<Vec<Value>, LoweringErrors> {
+        // Rendered afresh: for a large catalog, copying kept `Value`s costs as much as
+        // lowering them again (measured with 10,000 tools, benches/dispatch.rs).
+        // `definitions_shared` is the kept, uncopied form.
+        self.render_all(dialect)
+    }
+
+    /// [`Registry::definitions`], rendered on the first call and then shared: every
+    /// later call is a reference count (specs do not change once registered; adding a
+    /// tool renders again). For a harness that sends the same list on every request.
+    pub fn definitions_shared(&self, dialect: Dialect) -> Result<Arc<Vec<Value>>, LoweringErrors> {
+        let all = self
+            .rendered
+            .get_or_render(dialect, || self.render_all(dialect).map(Arc::new));
+        match &*all {
+            Ok(definitions) => Ok(definitions.clone()),
+            Err(errors) => Err(errors.clone()),
+        }
+    }
+
+    /// [`Registry::definitions`] of the tools offered to the caller in `ctx`: all of
+    /// them, unless [`RegistryBuilder::with_visibility`](super::RegistryBuilder::with_visibility) decides, some are turned off
+    /// ([`Registry::set_enabled`]), or the registry defers its tools behind a search
+    /// (`with_tool_search`, feature `search`): then `search_tools`, the tools always
+    /// loaded and those the conversation loaded (`LoadedTools` in `ctx`), and for
+    /// Anthropic every other tool too, marked `defer_loading: true`.
+    pub fn definitions_for(
+        &self,
+        ctx: &Context,
+        dialect: Dialect,
+    ) -> Result<Vec<Value>, LoweringErrors> {
+        if !self.filters() {
+            return self.definitions(dialect);
+        }
+        let all = self.definitions_shared(dialect)?;
+        let listed: Vec<Value> = self
+            .specs()
+            .zip(all.iter())
+            .filter_map(
+                |(spec, definition)| match self.listing(ctx, spec, dialect) {
+                    Listing::Hidden => None,
+                    Listing::Shown => Some(definition.clone()),
+                    Listing::Deferred => {
+                        let mut definition = definition.clone();
+                        definition["defer_loading"] = Value::Bool(true);
+                        Some(definition)
+                    }
+                },
+            )
+            .collect();
+        #[cfg(feature = "search")]
+        let listed = {
+            let mut listed = listed;
+            listed.extend(
+                self.deferred
+                    .as_ref()
+                    .and_then(|deferred| deferred.provider_tool(dialect)),
+            );
+            listed
+        };
+        Ok(listed)
+    }
+
+    fn render_all(&self, dialect: Dialect) -> Result<Vec<Value>, LoweringErrors> {
+        let specs = self.entries.iter().map(|entry| entry.tool.spec());
+        crate::provider::definitions(specs, dialect, self.settings.examples_in_descriptions)
+    }
+
+    /// Runs every lowering for `dialect`: call it in a test of your crate and a tool the
+    /// provider would reject fails the test, not a request in production.
+    pub fn check(&self, dialect: Dialect) -> Result<(), LoweringErrors> {
+        self.definitions(dialect).map(|_| ())
+    }
+}

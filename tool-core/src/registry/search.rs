@@ -1,0 +1,131 @@
+//! The registry's search: `Registry::search` over the index it keeps, and the run of
+//! the built-in `search_tools`, which loads what it finds for the conversation.
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::json;
+
+use super::Registry;
+use crate::content::ContentBlock;
+use crate::context::Context;
+use crate::dialect::Dialect;
+use crate::error::ToolError;
+use crate::search::{Deferred, LoadedTools, SEARCH_TOOLS, SearchArgs, SearchHit, SearchIndex};
+use crate::tool::{Prepared, ToolFuture, ToolOutput};
+
+/// A registry's index, built at the first search after the last registration.
+#[derive(Default)]
+pub(super) struct Cached(OnceLock<Arc<SearchIndex>>);
+
+impl Registry {
+    /// The `limit` tools that best match `query`, best first: ranked by BM25F over each
+    /// tool's name (split at `_`, `-` and case changes), title, description, argument
+    /// names and descriptions, and argument examples, words stemmed. Tools sharing no
+    /// word with the query are left out. The index is built at the first search
+    /// (milliseconds for thousands of tools) and kept until a tool is added.
+    ///
+    /// ```
+    /// # use toolwright::{tool, Registry};
+    /// /// Open a new issue in a repository.
+    /// #[tool(effect = "write")]
+    /// fn create_issue(/** Its title. */ title: String) {}
+    ///
+    /// /// Send an email.
+    /// #[tool(effect = "external")]
+    /// fn send_email(/** The address. */ to: String) {}
+    ///
+    /// let registry = Registry::builder().with(CreateIssue).with(SendEmail).build().unwrap();
+    /// assert_eq!(registry.search("file a bug as a new issue", 5)[0].name, "create_issue");
+    /// ```
+    pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit<'_>> {
+        self.search_where(query, limit, None)
+    }
+
+    /// [`Registry::search`] among the tools the caller in `ctx` may see
+    /// ([`RegistryBuilder::with_visibility`](super::RegistryBuilder::with_visibility),
+    /// tools turned off), loaded yet or not.
+    pub fn search_for(&self, ctx: &Context, query: &str, limit: usize) -> Vec<SearchHit<'_>> {
+        self.search_where(query, limit, Some(ctx))
+    }
+
+    fn search_where(&self, query: &str, limit: usize, ctx: Option<&Context>) -> Vec<SearchHit<'_>> {
+        let index = self
+            .search_index
+            .0
+            .get_or_init(|| Arc::new(SearchIndex::build(self.specs())));
+        let filters = ctx.is_some() || self.filters();
+        index
+            .search(query, limit, |tool| {
+                !filters || self.visible(ctx, self.entry_at(tool).tool.spec())
+            })
+            .into_iter()
+            .map(|(tool, score)| SearchHit {
+                name: &self.entry_at(tool).tool.spec().name,
+                score,
+            })
+            .collect()
+    }
+}
+
+/// Runs `search_tools` for the registry it belongs to.
+pub(super) fn run_search<'a>(
+    registry: &Registry,
+    ctx: &'a Context,
+    args: Prepared,
+) -> ToolFuture<'a> {
+    let results = registry.deferred.as_ref().map_or(5, Deferred::results);
+    ToolFuture::ready(args.downcast::<SearchArgs>().and_then(|args| {
+        let limit = args.limit.unwrap_or(results) as usize;
+        found(registry, ctx, &args.query, limit)
+    }))
+}
+
+/// What a search finds, loaded for the conversation and shown in the registry's dialect.
+fn found(
+    registry: &Registry,
+    ctx: &Context,
+    query: &str,
+    limit: usize,
+) -> Result<ToolOutput, ToolError> {
+    let Some(deferred) = &registry.deferred else {
+        return Err(ToolError::internal("search_tools without a tool search").with_retryable(false));
+    };
+    let hits: Vec<&str> = registry
+        .search_for(ctx, query, limit + 1)
+        .into_iter()
+        .map(|hit| hit.name)
+        .filter(|name| *name != SEARCH_TOOLS)
+        .take(limit)
+        .collect();
+    if let Some(loaded) = ctx.get::<LoadedTools>() {
+        hits.iter().for_each(|name| loaded.load(*name));
+    }
+    if hits.is_empty() {
+        return Ok(ToolOutput::Text(format!(
+            "No tool matches \"{query}\". Try other words: the action, the object and the service (\"send a Slack message\")."
+        )));
+    }
+    if matches!(deferred.dialect(), Dialect::Anthropic { .. }) {
+        let mut blocks = vec![ContentBlock::Text {
+            text: format!("{} tools match; they can be called now.", hits.len()),
+        }];
+        blocks.extend(hits.iter().map(|name| ContentBlock::ToolReference {
+            tool_name: (*name).to_owned(),
+        }));
+        return Ok(ToolOutput::Content(blocks));
+    }
+    let tools = hits
+        .iter()
+        .filter_map(|name| registry.get(name))
+        .map(|tool| crate::provider::definition(tool.spec(), deferred.dialect()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|errors| {
+            ToolError::internal(format!("a found tool cannot be shown: {}", errors[0]))
+                .with_retryable(false)
+        })?;
+    Ok(ToolOutput::Json(json!({
+        "loaded": hits,
+        "note": "These tools can be called now.",
+        "tools": tools,
+    })))
+}
