@@ -1,7 +1,7 @@
 //! What an idempotency key costs: the same call through `Registry::dispatch`, once as an
 //! `external` tool (a fresh key claimed and settled in the store on every call) and once
 //! as a `write` tool (no key), in the same run, for each store: memory, redb, and, when
-//! their servers run (`scripts/services up`), PostgreSQL and Redis on loopback.
+//! their servers run (`scripts/test/services up`), PostgreSQL and Redis on loopback.
 //!
 //! Besides criterion's means, the bench prints p50 and p99 of the latency each store adds,
 //! from 2,000 timed calls of each kind, interleaved.
@@ -72,7 +72,7 @@ fn service_url(variable: &str) -> Option<String> {
         return Some(url);
     }
     let output = std::process::Command::new(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/services"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/test/services"),
     )
     .arg("up")
     .output()
@@ -111,7 +111,7 @@ fn stores(rt: &tokio::runtime::Runtime) -> Vec<(&'static str, Registry)> {
                 .expect("PostgreSQL");
             stores.push(("postgres", registry(store)));
         }
-        None => eprintln!("postgres: no server (scripts/services up --install); skipped"),
+        None => eprintln!("postgres: no server (scripts/test/services up --install); skipped"),
     }
     #[cfg(feature = "redis")]
     match service_url("TOOLWRIGHT_REDIS_URL") {
@@ -121,7 +121,7 @@ fn stores(rt: &tokio::runtime::Runtime) -> Vec<(&'static str, Registry)> {
                 .expect("Redis");
             stores.push(("redis", registry(store)));
         }
-        None => eprintln!("redis: no server (scripts/services up --install); skipped"),
+        None => eprintln!("redis: no server (scripts/test/services up --install); skipped"),
     }
     stores
 }

@@ -1,5 +1,5 @@
 //! Dispatches one call many times, for counting instructions under callgrind
-//! (`scripts/callgrind-dispatch` runs it; instruction counts are deterministic where
+//! (`scripts/measure/callgrind-dispatch` runs it; instruction counts are deterministic where
 //! criterion's times are not):
 //!
 //! ```sh

@@ -1,4 +1,4 @@
-//! The server side of `scripts/bench-mcp-http`: one trivial `add` tool over Streamable
+//! The server side of `scripts/measure/bench-mcp-http`: one trivial `add` tool over Streamable
 //! HTTP, served either by toolwright (`McpServer::serve_http_on`, as shipped) or by rmcp
 //! alone (a hand-written `ServerHandler` on rmcp's `StreamableHttpService`, configured at
 //! its best: TCP_NODELAY on every socket and JSON response bodies), so the two can be

@@ -1,5 +1,5 @@
 //! The fixture tools the official MCP conformance suite calls, served over Streamable
-//! HTTP for `scripts/mcp-conformance`. Not an example to copy: the tools exist to be
+//! HTTP for `scripts/test/mcp-conformance`. Not an example to copy: the tools exist to be
 //! checked, not to be useful.
 //!
 //! ```sh

@@ -7,7 +7,7 @@
 
 pub use toolwright_core::{
     Annotations, Arguments, CallArguments, Content, ContentBlock, Context, ContextType, Dialect,
-    DryRun, DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event, IntoToolOutput,
+    DryRun, DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event, Idempotence, IntoToolOutput,
     MissingContext, Observation, Prepared, Problem, Registry, RegistryBuilder, RegistryError,
     RegistryErrors, Retry, SchemaGenerator, Telemetry, Tool, ToolCall, ToolError, ToolFuture,
     ToolOutcome, ToolOutput, ToolResult, ToolSchema, ToolSettings, ToolSpec, Toolset,

@@ -1,6 +1,6 @@
-//! OAuth on MCP's Streamable HTTP transport, against a real issuer: `scripts/oauth-issuer`
+//! OAuth on MCP's Streamable HTTP transport, against a real issuer: `scripts/test/oauth-issuer`
 //! (a Python program on loopback that publishes its keys and mints tokens, run in the
-//! virtualenv `scripts/python-env` makes). Every kind of bad token gets 401 with its
+//! virtualenv `scripts/test/python-env` makes). Every kind of bad token gets 401 with its
 //! challenge; a valid one becomes the caller, whose scopes each tool's `scopes` checks;
 //! the issuer rotates its key mid-test.
 
@@ -47,7 +47,7 @@ struct Issuer {
 impl Issuer {
     fn start() -> Self {
         let mut child = Command::new(support::python())
-            .arg(Path::new(ROOT).join("scripts/oauth-issuer"))
+            .arg(Path::new(ROOT).join("scripts/test/oauth-issuer"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -72,7 +72,7 @@ impl Issuer {
         serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap()
     }
 
-    /// A token with exactly `spec`'s claims (see scripts/oauth-issuer, `/mint`).
+    /// A token with exactly `spec`'s claims (see scripts/test/oauth-issuer, `/mint`).
     fn mint(&self, spec: Value) -> String {
         self.post("/mint", &spec.to_string(), "application/json")["access_token"]
             .as_str()

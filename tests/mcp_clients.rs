@@ -8,8 +8,8 @@
 //! - the official TypeScript SDK's client: a valid call, an invalid one and an unknown
 //!   tool, over stdio and over Streamable HTTP (`tests/mcp/clients/ts_client.mjs`).
 //!
-//! Python comes from `scripts/python-env`, Node.js and the npm packages from
-//! `scripts/node-clients`. Each client has its own time limit (at most 60 s).
+//! Python comes from `scripts/test/python-env`, Node.js and the npm packages from
+//! `scripts/test/node-clients`. Each client has its own time limit (at most 60 s).
 
 use crate::tools;
 

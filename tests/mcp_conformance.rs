@@ -1,5 +1,5 @@
 //! The official MCP conformance suite against `examples/mcp_conformance.rs`, through
-//! `scripts/mcp-conformance` (which installs the pinned suite and the Node.js it needs
+//! `scripts/test/mcp-conformance` (which installs the pinned suite and the Node.js it needs
 //! from the npm registry). Both frozen requirement sets run; only the out-of-scope
 //! scenarios in `tests/mcp/conformance/expected-failures-*.yml` may fail.
 
@@ -9,12 +9,12 @@ use std::process::Command;
 #[test]
 fn official_conformance_suite_passes_every_tool_scenario() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut script = Command::new(root.join("scripts/mcp-conformance"));
+    let mut script = Command::new(root.join("scripts/test/mcp-conformance"));
     // Build the server with this test's features, so nothing is rebuilt.
     if cfg!(feature = "redb") {
         script.env("TOOLWRIGHT_FEATURES", "redb");
     }
-    let output = script.output().expect("scripts/mcp-conformance runs");
+    let output = script.output().expect("scripts/test/mcp-conformance runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(

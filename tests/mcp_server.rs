@@ -2,7 +2,7 @@
 //! against bad input on the wire.
 //!
 //! - The official Python SDK's client, in both protocol eras, over stdio
-//!   (`tests/mcp/client.py`, in a virtualenv `scripts/python-env` creates).
+//!   (`tests/mcp/client.py`, in a virtualenv `scripts/test/python-env` creates).
 //! - Raw JSON-RPC lines and HTTP bodies a client should never send: each gets its error,
 //!   and the next request is still answered.
 

@@ -3,7 +3,7 @@
 //! of `send_payout` is a line appended to a ledger file outside both processes, so
 //! "exactly once" is counted where the effect lands, not in either replica.
 //!
-//! The servers come from `scripts/services up` (throwaway, loopback) or
+//! The servers come from `scripts/test/services up` (throwaway, loopback) or
 //! `TOOLWRIGHT_POSTGRES_URL` / `TOOLWRIGHT_REDIS_URL`; without them the tests skip, and
 //! fail under `CI=true`.
 

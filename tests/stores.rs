@@ -1,6 +1,6 @@
 //! The claim contract, as one conformance suite every idempotency store passes: memory,
 //! redb, PostgreSQL and Redis (the last two against real servers that
-//! `scripts/services up` starts on loopback; `TOOLWRIGHT_POSTGRES_URL` and
+//! `scripts/test/services up` starts on loopback; `TOOLWRIGHT_POSTGRES_URL` and
 //! `TOOLWRIGHT_REDIS_URL` point at others). Without a server binary a test says how to
 //! get it and skips; under `CI=true` it fails instead.
 

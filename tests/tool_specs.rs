@@ -75,8 +75,8 @@ fn the_spec_follows_the_signature_and_the_docs() {
         "# Errors is never sent"
     );
     assert_eq!(spec.effect, Effect::External);
-    assert!(spec.annotations.destructive_hint && spec.annotations.open_world_hint);
-    assert!(spec.annotations.idempotent_hint);
+    assert!(spec.annotations().destructive_hint && spec.annotations().open_world_hint);
+    assert!(spec.annotations().idempotent_hint);
     // `#[ctx]` parameters never appear in the schema.
     assert!(
         SearchNotes.spec().input_schema["properties"]

@@ -128,26 +128,26 @@ impl HttpServer {
     }
 }
 
-/// The project's Python (`scripts/python-env`, which creates the virtualenv with
+/// The project's Python (`scripts/test/python-env`, which creates the virtualenv with
 /// tests/mcp/requirements.txt from PyPI the first time).
 pub fn python() -> PathBuf {
-    let setup = Command::new(Path::new(MANIFEST_DIR).join("scripts/python-env"))
+    let setup = Command::new(Path::new(MANIFEST_DIR).join("scripts/test/python-env"))
         .stderr(Stdio::inherit())
         .output()
-        .expect("scripts/python-env runs");
+        .expect("scripts/test/python-env runs");
     assert!(
         setup.status.success(),
-        "scripts/python-env could not create the virtualenv (it installs tests/mcp/requirements.txt from PyPI)"
+        "scripts/test/python-env could not create the virtualenv (it installs tests/mcp/requirements.txt from PyPI)"
     );
     PathBuf::from(String::from_utf8(setup.stdout).expect("a path").trim())
 }
 
-/// The Node.js that runs the project's pinned MCP clients (`scripts/node-clients`
+/// The Node.js that runs the project's pinned MCP clients (`scripts/test/node-clients`
 /// installs the TypeScript SDK and the Inspector from the npm registry the first time),
 /// or `None` when they cannot be installed here: the test then skips, saying how to get
 /// them; under `CI=true` that is a failure instead.
 pub fn node_clients() -> Option<PathBuf> {
-    let setup = Command::new(Path::new(MANIFEST_DIR).join("scripts/node-clients"))
+    let setup = Command::new(Path::new(MANIFEST_DIR).join("scripts/test/node-clients"))
         .stderr(Stdio::inherit())
         .output();
     match setup {
@@ -161,10 +161,10 @@ pub fn node_clients() -> Option<PathBuf> {
             };
             assert!(
                 std::env::var("CI").as_deref() != Ok("true"),
-                "scripts/node-clients could not install the MCP clients under CI=true ({why}); it needs npm and the npm registry"
+                "scripts/test/node-clients could not install the MCP clients under CI=true ({why}); it needs npm and the npm registry"
             );
             eprintln!(
-                "skipped: scripts/node-clients could not install the MCP clients ({why}); it needs npm and access to the npm registry the first time"
+                "skipped: scripts/test/node-clients could not install the MCP clients ({why}); it needs npm and access to the npm registry the first time"
             );
             None
         }
@@ -263,17 +263,17 @@ pub fn stateless_with_meta(id: u64, method: &str, mut params: Value, meta: Value
 }
 
 /// The URL of a running server for `variable` (`TOOLWRIGHT_POSTGRES_URL`,
-/// `TOOLWRIGHT_REDIS_URL`): from the environment, or from `scripts/services up`, which
+/// `TOOLWRIGHT_REDIS_URL`): from the environment, or from `scripts/test/services up`, which
 /// starts throwaway servers on loopback (without installing). `None`, after saying how to
 /// get one, when no server can run here; under `CI=true` that is a failure instead.
 pub fn service_url(variable: &str) -> Option<String> {
     if let Ok(url) = std::env::var(variable) {
         return Some(url);
     }
-    let output = Command::new(Path::new(MANIFEST_DIR).join("scripts/services"))
+    let output = Command::new(Path::new(MANIFEST_DIR).join("scripts/test/services"))
         .arg("up")
         .output()
-        .expect("scripts/services runs");
+        .expect("scripts/test/services runs");
     let found = String::from_utf8_lossy(&output.stdout)
         .lines()
         .find_map(|line| {
@@ -284,10 +284,10 @@ pub fn service_url(variable: &str) -> Option<String> {
         let why = String::from_utf8_lossy(&output.stderr);
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),
-            "{variable}: no server under CI=true; .ci/run starts one with `scripts/services up --install`: {why}"
+            "{variable}: no server under CI=true; .ci/run starts one with `scripts/test/services up --install`: {why}"
         );
         eprintln!(
-            "skipped: no server for {variable} ({}); run `scripts/services up --install` (installs PostgreSQL and Redis from Debian's packages) or set {variable}",
+            "skipped: no server for {variable} ({}); run `scripts/test/services up --install` (installs PostgreSQL and Redis from Debian's packages) or set {variable}",
             why.trim()
         );
     }

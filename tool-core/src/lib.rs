@@ -53,6 +53,6 @@ pub use registry::{
     Toolset,
 };
 pub use schema::{SchemaGenerator, ToolSchema};
-pub use spec::{ToolSpec, is_valid_tool_name};
+pub use spec::{Idempotence, ToolSpec, is_valid_tool_name};
 pub use telemetry::Telemetry;
 pub use tool::{Arguments, IntoToolOutput, Prepared, Tool, ToolFuture, ToolOutcome, ToolOutput};

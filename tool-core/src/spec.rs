@@ -7,13 +7,18 @@ use crate::effect::{Annotations, Effect};
 
 /// The contract of one tool: what the model is shown and what the runtime enforces.
 /// `#[tool]` builds it from the function's signature and rustdoc.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// What follows from the fields is computed, not stored: the MCP
+/// [`annotations`](ToolSpec::annotations), whether the tool is
+/// [idempotent](ToolSpec::is_idempotent), whether a call
+/// [needs an idempotency key](ToolSpec::needs_idempotency_key). The serialized form
+/// (the [`contract`](crate::Registry::contract)) shows them beside the fields.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolSpec {
     /// The name the model calls it by: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`, valid for every
     /// provider.
     pub name: String,
     /// A human-readable title (MCP `title`), when one was given.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// What the tool does and when to use it: the doc comment without its `# Arguments`,
     /// `# Errors`, `# Panics`, `# Examples` and `# Safety` sections.
@@ -21,39 +26,45 @@ pub struct ToolSpec {
     /// JSON Schema 2020-12 of the arguments object.
     pub input_schema: Value,
     /// JSON Schema 2020-12 of the result, when the return type has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
     /// The effect class.
     pub effect: Effect,
-    /// Calling it twice with the same arguments has no further effect.
-    pub idempotent: bool,
-    /// It reaches beyond the local system.
+    /// What calling it twice with the same arguments does (`#[tool(idempotent = ...)]`).
+    pub idempotence: Idempotence,
+    /// Declared to reach beyond the local system (`#[tool(open_world)]`; an external
+    /// tool always does).
     pub open_world: bool,
-    /// MCP annotations derived from `effect`, `idempotent` and `open_world`.
-    pub annotations: Annotations,
     /// Whole calls' arguments that show the model how the tool is used
     /// (`#[tool(example = ...)]`), each one a call the tool accepts (checked when the
-    /// tool is registered).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// registry is built).
     pub examples: Vec<Value>,
     /// Scopes the caller must hold (`#[tool(scopes = ["payments:write"])]`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<String>,
-    /// Declared `idempotent = false`: its side effects must not happen twice, so calls
-    /// run with an idempotency key.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub deduplicate: bool,
     /// Some argument is read through serde's buffered content (an internally tagged or
     /// untagged enum, a flattened field), where serde takes more than the schema says (a
     /// struct from an array): the fast path then checks the arguments against the schema
     /// as well. Set by `#[tool]`; not part of the contract.
-    #[serde(skip)]
-    pub reads_buffered: bool,
+    pub(crate) reads_buffered: bool,
+}
+
+/// What calling a tool twice with the same arguments does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Idempotence {
+    /// Not declared: a read-only tool is idempotent; a tool with side effects is not
+    /// assumed to be, and is not retried.
+    #[default]
+    Undeclared,
+    /// Declared `idempotent = true`: a second call has no further effect, so a failed
+    /// call may be retried ([`Retry`](crate::Retry)).
+    Idempotent,
+    /// Declared `idempotent = false`: its side effects must not happen twice, so its
+    /// calls run with an idempotency key.
+    NotIdempotent,
 }
 
 impl ToolSpec {
-    /// A spec with the given contract; annotations are derived from the effect and its
-    /// modifiers.
+    /// A spec with the given contract, its modifiers undeclared.
     pub fn new(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -67,12 +78,10 @@ impl ToolSpec {
             input_schema,
             output_schema: None,
             effect,
-            idempotent: false,
+            idempotence: Idempotence::Undeclared,
             open_world: false,
-            annotations: effect.annotations(false, false),
             examples: Vec::new(),
             scopes: Vec::new(),
-            deduplicate: false,
             reads_buffered: false,
         }
     }
@@ -95,23 +104,72 @@ impl ToolSpec {
         self
     }
 
+    /// Sets what calling the tool twice does.
+    pub fn with_idempotence(mut self, idempotence: Idempotence) -> Self {
+        self.idempotence = idempotence;
+        self
+    }
+
+    /// Declares that the tool reaches beyond the local system.
+    pub fn with_open_world(mut self, open_world: bool) -> Self {
+        self.open_world = open_world;
+        self
+    }
+
+    /// The MCP annotations the effect and the modifiers imply (all four hints explicit).
+    pub fn annotations(&self) -> Annotations {
+        self.effect
+            .annotations(self.idempotence == Idempotence::Idempotent, self.open_world)
+    }
+
+    /// Whether a second call with the same arguments has no further effect: a read-only
+    /// tool, or one declared idempotent.
+    pub fn is_idempotent(&self) -> bool {
+        self.annotations().idempotent_hint
+    }
+
     /// Whether a call with `effect` runs with an idempotency key (a second call with the
     /// same key returns the first result instead of acting again): external effects, and
-    /// side effects of a tool that is not idempotent.
+    /// side effects of a tool declared not idempotent.
     pub fn needs_idempotency_key(&self, effect: Effect) -> bool {
         match effect {
             Effect::External => true,
-            Effect::Write | Effect::Destructive => self.deduplicate,
+            Effect::Write | Effect::Destructive => self.idempotence == Idempotence::NotIdempotent,
             _ => false,
         }
     }
+}
 
-    /// Sets the `idempotent` and `open_world` modifiers and re-derives the annotations.
-    pub fn with_modifiers(mut self, idempotent: bool, open_world: bool) -> Self {
-        self.annotations = self.effect.annotations(idempotent, open_world);
-        self.idempotent = self.annotations.idempotent_hint;
-        self.open_world = self.annotations.open_world_hint;
-        self
+/// The contract as JSON: the fields, and the hints they imply (`idempotent`,
+/// `open_world` and the MCP `annotations`), so a review sees what a client is told.
+impl Serialize for ToolSpec {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let annotations = self.annotations();
+        let mut out = serializer.serialize_struct("ToolSpec", 12)?;
+        out.serialize_field("name", &self.name)?;
+        if let Some(title) = &self.title {
+            out.serialize_field("title", title)?;
+        }
+        out.serialize_field("description", &self.description)?;
+        out.serialize_field("input_schema", &self.input_schema)?;
+        if let Some(output_schema) = &self.output_schema {
+            out.serialize_field("output_schema", output_schema)?;
+        }
+        out.serialize_field("effect", &self.effect)?;
+        out.serialize_field("idempotent", &annotations.idempotent_hint)?;
+        out.serialize_field("open_world", &annotations.open_world_hint)?;
+        out.serialize_field("annotations", &annotations)?;
+        if !self.examples.is_empty() {
+            out.serialize_field("examples", &self.examples)?;
+        }
+        if !self.scopes.is_empty() {
+            out.serialize_field("scopes", &self.scopes)?;
+        }
+        if self.idempotence == Idempotence::NotIdempotent {
+            out.serialize_field("deduplicate", &true)?;
+        }
+        out.end()
     }
 }
 

@@ -8,7 +8,7 @@
 # Usage: tests/mcp/clients/inspector.sh [--fail-on-warnings] SERVER [ARGS...]   (stdio)
 #        tests/mcp/clients/inspector.sh [--fail-on-warnings] http://HOST:PORT/mcp
 #
-# The command it runs, with $modules the node_modules of scripts/node-clients:
+# The command it runs, with $modules the node_modules of scripts/test/node-clients:
 #   $modules/.bin/node $modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js \
 #       --cli --method tools/list --strict --format json SERVER [ARGS...]
 set -euo pipefail
@@ -17,7 +17,7 @@ fail_on_warnings=0
 if [[ "${1:-}" == --fail-on-warnings ]]; then fail_on_warnings=1; shift; fi
 [[ $# -ge 1 ]] || { echo "usage: $0 [--fail-on-warnings] SERVER [ARGS...] | URL" >&2; exit 1; }
 
-node="$("$root/scripts/node-clients")"
+node="$("$root/scripts/test/node-clients")"
 modules="$(cd "$(dirname "$node")/.." && pwd)"   # .../mcp-clients/node_modules
 inspector="$modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
 # Anything the Inspector starts with `node` gets the pinned Node.js 22, not the machine's.

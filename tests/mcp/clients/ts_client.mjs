@@ -5,7 +5,7 @@
 //   node ts_client.mjs stdio SERVER [ARGS...]   spawns SERVER and speaks MCP on its stdio
 //   node ts_client.mjs http URL                 Streamable HTTP, e.g. http://127.0.0.1:8765/mcp
 //
-// Run it with the node that scripts/node-clients prints: the SDK is found in the
+// Run it with the node that scripts/test/node-clients prints: the SDK is found in the
 // node_modules that node was installed into (or in $TOOLWRIGHT_MCP_CLIENTS/node_modules).
 // Prints one summary line and exits 0 when the server answered as the SDK expects;
 // otherwise exits 1 saying what differed. Gives up after 30 seconds.
@@ -44,7 +44,7 @@ function nodeModules() {
     for (const dir of candidates) {
         if (existsSync(path.join(dir, "@modelcontextprotocol", "sdk", "package.json"))) return dir;
     }
-    fail(`@modelcontextprotocol/sdk not found in ${candidates.join(" or ")}; run this with the node scripts/node-clients prints`);
+    fail(`@modelcontextprotocol/sdk not found in ${candidates.join(" or ")}; run this with the node scripts/test/node-clients prints`);
 }
 
 async function sdk(subpath) {

@@ -14,7 +14,7 @@
 //! `start`, `finish` and what they call) are marked `#[inline]`, some `always`: they
 //! compile into the dispatch future as one function, so a finished outcome (96 bytes) and
 //! the arguments read (48) are moved once rather than through every phase's frame. What
-//! that saves is measured, not assumed: `scripts/callgrind-dispatch`.
+//! that saves is measured, not assumed: `scripts/measure/callgrind-dispatch`.
 
 mod claim;
 mod gate;

@@ -90,7 +90,7 @@ impl Registry {
         let retry = entry
             .settings
             .retry
-            .filter(|_| effect == Effect::ReadOnly || spec.idempotent || keyed);
+            .filter(|_| effect == Effect::ReadOnly || spec.is_idempotent() || keyed);
         let run_span = crate::telemetry::phase!(span, "run");
         let run = crate::telemetry::in_span!(run_span, self.start(ctx, entry, prepared));
         // Looked at in place: a finished outcome is moved once, into the result.

@@ -8,7 +8,9 @@ use rmcp::model::{
     ProgressToken, RequestId,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use serde_json::Value;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
 
 use super::{IDEMPOTENCY_KEY_META, McpServer, RESUME_METHOD, approval, lock, logging, results};
 use crate::call::ToolCall;
@@ -28,23 +30,16 @@ impl McpServer {
         idempotency_key: Option<String>,
         sink: impl Fn(Feedback) + Send + Sync + 'static,
     ) -> Result<CallToolResult, ErrorData> {
-        let call = self.tool_call(id, params, idempotency_key);
+        let arguments = params.arguments.unwrap_or_default();
+        let call = tool_call(
+            id,
+            params.name.into_owned(),
+            arguments,
+            idempotency_key,
+            &self.session,
+        );
         let result = feedback::scope(sink, self.registry.dispatch(&self.context, call)).await;
         results::render(&result)
-    }
-
-    /// The dispatcher's call for a `tools/call` of this session.
-    fn tool_call(
-        &self,
-        id: String,
-        params: CallToolRequestParams,
-        idempotency_key: Option<String>,
-    ) -> ToolCall {
-        let arguments = Value::Object(params.arguments.unwrap_or_default());
-        let mut call =
-            ToolCall::new(id, params.name.into_owned(), arguments).with_origin(&*self.session);
-        call.idempotency_key = idempotency_key;
-        call
     }
 
     /// The context a request's calls see: the server's, with the caller its bearer
@@ -55,8 +50,8 @@ impl McpServer {
             .extensions
             .get::<hyper::http::request::Parts>()?
             .extensions
-            .get::<Caller>()?;
-        Some(Context::over(self.context.clone()).with(caller.clone()))
+            .get::<Caller>();
+        caller_context(&self.context, caller)
     }
 
     /// One `tools/call`: its idempotency key from `_meta`, the call, and the tool's
@@ -67,19 +62,7 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let id = request_id(&context.id);
-        let key = match context.meta.get(IDEMPOTENCY_KEY_META) {
-            None => None,
-            Some(Value::String(key)) => Some(key.clone()),
-            Some(other) => {
-                return Err(ErrorData::invalid_params(
-                    format!(
-                        "_meta[\"{IDEMPOTENCY_KEY_META}\"] must be a string, got {}",
-                        crate::validate::json::type_name(other)
-                    ),
-                    None,
-                ));
-            }
-        };
+        let key = idempotency_key(context.meta.get(IDEMPOTENCY_KEY_META))?;
         let progress_token = context.meta.get_progress_token();
         let log_level = logging::requested(&context).or(*lock(&self.log_level));
         let request_context = self.request_context(&context);
@@ -106,7 +89,8 @@ impl McpServer {
             },
         };
         let ask = self.client_approval && approval::can_ask(&context);
-        let call = self.tool_call(id, request, key);
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let call = tool_call(id, request.name.to_string(), arguments, key, &self.session);
         let work = async {
             match resumed {
                 Some((ticket, decision)) => self.registry.resume(ctx, &ticket, decision).await,
@@ -224,4 +208,40 @@ pub(super) fn request_id(id: &RequestId) -> String {
         RequestId::Number(number) => number.to_string(),
         RequestId::String(text) => text.to_string(),
     }
+}
+
+/// The dispatcher's call for a `tools/call`, on either path (rmcp's and the direct one
+/// for a plain stateless call): the request's id, the tool and its arguments, the
+/// client's idempotency key, and the session the id is unique in.
+pub(super) fn tool_call(
+    id: String,
+    name: String,
+    arguments: Map<String, Value>,
+    idempotency_key: Option<String>,
+    session: &str,
+) -> ToolCall {
+    let mut call = ToolCall::new(id, name, Value::Object(arguments)).with_origin(session);
+    call.idempotency_key = idempotency_key;
+    call
+}
+
+/// The client's idempotency key: `_meta["dev.toolwright/idempotency-key"]`, a string.
+pub(super) fn idempotency_key(meta: Option<&Value>) -> Result<Option<String>, ErrorData> {
+    match meta {
+        None => Ok(None),
+        Some(Value::String(key)) => Ok(Some(key.clone())),
+        Some(other) => Err(ErrorData::invalid_params(
+            format!(
+                "_meta[\"{IDEMPOTENCY_KEY_META}\"] must be a string, got {}",
+                crate::validate::json::type_name(other)
+            ),
+            None,
+        )),
+    }
+}
+
+/// The context a request's calls see: the server's, with the caller its bearer token
+/// authenticated over it; `None` when no token named one (the server's own applies).
+pub(super) fn caller_context(server: &Arc<Context>, caller: Option<&Caller>) -> Option<Context> {
+    caller.map(|caller| Context::over(server.clone()).with(caller.clone()))
 }

@@ -64,15 +64,16 @@ use rmcp::ServerHandler;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
     ErrorData, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, Tool,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 
 use crate::context::Context;
 use crate::dialect::Dialect;
+use crate::effect::Annotations;
 use crate::feedback::Level;
 use crate::registry::{MissingContext, Registry};
-use crate::schema::lower::{LoweringError, LoweringErrors, Target};
+use crate::schema::lower::LoweringErrors;
 
 pub use http::{HttpLimits, HttpServer, shutdown_signal};
 pub use rmcp;
@@ -133,6 +134,52 @@ impl std::fmt::Display for SetupError {
 
 impl std::error::Error for SetupError {}
 
+/// Every tool of `registry` as rmcp's `Tool`, from the parts its JSON definition is
+/// written from too (`crate::provider::mcp::ToolParts`); or every construct MCP cannot
+/// express.
+fn tools_of(registry: &Registry) -> Result<Vec<Tool>, LoweringErrors> {
+    let mut tools = Vec::with_capacity(registry.len());
+    let mut errors = Vec::new();
+    for spec in registry.specs() {
+        match crate::provider::mcp_tool(spec) {
+            Ok(parts) => {
+                let Annotations {
+                    read_only_hint,
+                    destructive_hint,
+                    idempotent_hint,
+                    open_world_hint,
+                } = parts.annotations;
+                let annotations = ToolAnnotations::from_raw(
+                    parts.title.map(str::to_owned),
+                    Some(read_only_hint),
+                    Some(destructive_hint),
+                    Some(idempotent_hint),
+                    Some(open_world_hint),
+                );
+                let mut tool = Tool::new_with_raw(
+                    parts.name.to_owned(),
+                    Some(parts.description.to_owned().into()),
+                    Arc::new(parts.input_schema),
+                )
+                .with_annotations(annotations);
+                if let Some(title) = parts.title {
+                    tool = tool.with_title(title);
+                }
+                if let Some(output) = parts.output_schema {
+                    tool = tool.with_raw_output_schema(Arc::new(output.clone()));
+                }
+                tools.push(tool);
+            }
+            Err(found) => errors.extend(found),
+        }
+    }
+    if errors.is_empty() {
+        Ok(tools)
+    } else {
+        Err(errors.into())
+    }
+}
+
 impl McpServer {
     /// Serves `registry`, whose tools read their `#[ctx]` values from `context`. Checks
     /// now what would otherwise fail at the first call: every context value present,
@@ -141,32 +188,13 @@ impl McpServer {
         registry
             .check_context(&context)
             .map_err(SetupError::MissingContext)?;
-        let definitions = registry
-            .definitions(Dialect::Mcp)
-            .map_err(SetupError::Unexpressible)?;
-        let tools = definitions
-            .into_iter()
-            .map(|definition| {
-                let name = definition["name"].as_str().unwrap_or_default().to_owned();
-                serde_json::from_value::<Tool>(definition).map_err(|error| {
-                    SetupError::Unexpressible(
-                        vec![LoweringError {
-                            tool: name,
-                            path: String::new(),
-                            target: Target::Mcp,
-                            reason: format!("not a valid MCP tool: {error}"),
-                        }]
-                        .into(),
-                    )
-                })
-            })
-            .collect::<Result<_, _>>()?;
+        let tools = tools_of(&registry).map_err(SetupError::Unexpressible)?;
         let changes = changes::Changes::of(&registry);
         Ok(McpServer {
             changes,
             registry: Arc::new(registry),
             context: Arc::new(context),
-            tools,
+            tools: tools.into(),
             implementation: Implementation::new("toolwright", env!("CARGO_PKG_VERSION")),
             instructions: None,
             log_level: Arc::default(),

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::APPROVAL_TICKET_META;
 use crate::error::ErrorKind;
+use crate::provider::mcp::{Part, ResultParts};
 
 /// The MCP answer for `result`: the unknown-tool protocol error, or a result.
 pub(super) fn render(result: &crate::call::ToolResult) -> Result<CallToolResult, ErrorData> {
@@ -29,54 +30,29 @@ pub(super) fn render(result: &crate::call::ToolResult) -> Result<CallToolResult,
     Ok(answer)
 }
 
-/// `result` as MCP's `CallToolResult`, built from its typed parts (no JSON round trip
-/// on the way): the model's view as a text block (a `Content` result's blocks as they
-/// are, the cut text first when over budget), `isError`, and `structuredContent` for an
-/// object result. The same as `render_results(Dialect::Mcp, ..)` writes (a test holds the
-/// two together).
+/// `result` as MCP's `CallToolResult`, from the parts its JSON form is written from too
+/// (`crate::provider::mcp::ResultParts`): no JSON round trip on the way but for images,
+/// audio and resources.
 fn call_tool_result(result: &crate::call::ToolResult) -> Result<CallToolResult, ErrorData> {
-    use crate::content::ContentBlock as Block;
-    use crate::tool::ToolOutput;
-    let text = || rmcp::model::ContentBlock::text(result.for_model());
-    let content = match &result.outcome {
-        Ok(ToolOutput::Content(blocks)) => {
-            let truncated = result.truncation().is_some();
-            let mut content: Vec<_> = truncated.then(text).into_iter().collect();
-            for block in blocks {
-                content.push(match block {
-                    Block::Text { .. } if truncated => continue,
-                    Block::Text { text } => rmcp::model::ContentBlock::text(text.clone()),
-                    // MCP has no tool references: the tool's name, as text.
-                    Block::ToolReference { .. } => rmcp::model::ContentBlock::text(block.to_text()),
-                    // Images, audio and resources are rare: through JSON, once each.
-                    other => serde_json::to_value(other)
-                        .and_then(serde_json::from_value)
-                        .map_err(|error| {
-                            ErrorData::internal_error(
-                                format!("rendering a content block: {error}"),
-                                None,
-                            )
-                        })?,
-                });
-            }
-            content
-        }
-        _ => vec![text()],
-    };
-    let mut answer = if result.is_error() {
+    let parts = ResultParts::of(result);
+    let content = parts
+        .content
+        .into_iter()
+        .map(|part| match part {
+            Part::Text(text) => Ok(rmcp::model::ContentBlock::text(text.into_owned())),
+            // Images, audio and resources are rare: through JSON, once each.
+            Part::Block(block) => serde_json::to_value(block)
+                .and_then(serde_json::from_value)
+                .map_err(|error| {
+                    ErrorData::internal_error(format!("rendering a content block: {error}"), None)
+                }),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut answer = if parts.is_error {
         CallToolResult::error(content)
     } else {
         CallToolResult::success(content)
     };
-    if let Ok(
-        ToolOutput::Json(value @ Value::Object(_))
-        | ToolOutput::Observation {
-            data: value @ Value::Object(_),
-            ..
-        },
-    ) = &result.outcome
-    {
-        answer.structured_content = Some(value.clone());
-    }
+    answer.structured_content = parts.structured.cloned();
     Ok(answer)
 }

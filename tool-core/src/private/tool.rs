@@ -12,7 +12,7 @@ use crate::context::Context;
 use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::schema::{ObjectSchema, SchemaGenerator, ToolSchema, into_object};
-use crate::spec::ToolSpec;
+use crate::spec::{Idempotence, ToolSpec};
 use crate::tool::{Arguments, IntoToolOutput, Prepared, ToolOutput};
 use crate::validate::Validator;
 
@@ -202,33 +202,70 @@ pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-/// The spec of a generated tool.
-#[allow(clippy::too_many_arguments)]
-pub fn tool_spec(
+/// The spec `#[tool]` builds: the contract every tool has, then only what its
+/// attribute set, one call each (`.title(...)`, `.scopes(...)`), then `build`.
+pub fn spec(
     name: &str,
-    title: Option<&str>,
     description: &str,
     (input_schema, reads_buffered): (Value, bool),
-    output_schema: Option<Value>,
     effect: Effect,
-    idempotent: Option<bool>,
-    open_world: bool,
-    scopes: &[&str],
-    examples: &[&str],
-) -> ToolSpec {
-    let mut spec = ToolSpec::new(name, description, input_schema, effect)
-        .with_modifiers(idempotent.unwrap_or(false), open_world)
-        .with_scopes(scopes.iter().copied());
-    spec.title = title.map(str::to_owned);
-    spec.output_schema = output_schema;
-    spec.deduplicate = idempotent == Some(false);
+) -> SpecBuilder {
+    let mut spec = ToolSpec::new(name, description, input_schema, effect);
     spec.reads_buffered = reads_buffered;
-    // JSON already: `#[tool]` parsed each one.
-    spec.examples = examples
-        .iter()
-        .filter_map(|example| serde_json::from_str(example).ok())
-        .collect();
-    spec
+    SpecBuilder(spec)
+}
+
+/// A generated tool's spec, being built.
+pub struct SpecBuilder(ToolSpec);
+
+impl SpecBuilder {
+    /// `#[tool(title = ...)]`.
+    pub fn title(mut self, title: &str) -> Self {
+        self.0.title = Some(title.to_owned());
+        self
+    }
+
+    /// The return type's schema, when it has one.
+    pub fn output_schema(mut self, schema: Option<Value>) -> Self {
+        self.0.output_schema = schema;
+        self
+    }
+
+    /// `#[tool(idempotent = ...)]`.
+    pub fn idempotent(mut self, idempotent: bool) -> Self {
+        self.0.idempotence = if idempotent {
+            Idempotence::Idempotent
+        } else {
+            Idempotence::NotIdempotent
+        };
+        self
+    }
+
+    /// `#[tool(open_world)]`.
+    pub fn open_world(mut self) -> Self {
+        self.0.open_world = true;
+        self
+    }
+
+    /// `#[tool(scopes = [...])]`.
+    pub fn scopes(mut self, scopes: &[&str]) -> Self {
+        self.0.scopes = scopes.iter().map(|scope| (*scope).to_owned()).collect();
+        self
+    }
+
+    /// `#[tool(example = ...)]`, each JSON already (`#[tool]` parsed it).
+    pub fn examples(mut self, examples: &[&str]) -> Self {
+        self.0.examples = examples
+            .iter()
+            .filter_map(|example| serde_json::from_str(example).ok())
+            .collect();
+        self
+    }
+
+    /// The spec.
+    pub fn build(self) -> ToolSpec {
+        self.0
+    }
 }
 
 /// Reads a call's arguments into the generated arguments struct `A`.

@@ -5,7 +5,7 @@
 
 mod anthropic;
 mod gemini;
-mod mcp;
+pub(crate) mod mcp;
 mod openai;
 
 use std::fmt;
@@ -31,6 +31,9 @@ use crate::spec::ToolSpec;
 /// assert_eq!(strict["function"]["strict"], true);
 /// ```
 pub fn definition(spec: &ToolSpec, dialect: Dialect) -> Result<Value, LoweringErrors> {
+    if dialect == Dialect::Mcp {
+        return mcp_tool(spec).map(|tool| tool.to_json());
+    }
     let schema = lower_schema(&spec.name, &spec.input_schema, dialect.target())?;
     let (name, description) = (spec.name.as_str(), spec.description.as_str());
     let mut definition = match dialect {
@@ -43,19 +46,25 @@ pub fn definition(spec: &ToolSpec, dialect: Dialect) -> Result<Value, LoweringEr
         Dialect::Anthropic { strict } => anthropic::definition(name, description, schema, strict),
         Dialect::GeminiParameters => gemini::parameters_definition(name, description, schema),
         Dialect::GeminiJsonSchema => gemini::json_schema_definition(name, description, schema),
-        Dialect::Mcp => mcp::definition(spec, schema),
+        Dialect::Mcp => unreachable!("MCP's definition is its tool parts'"),
     };
     // Whole-call examples where the dialect has a place for them: Anthropic's
-    // `input_examples`, the `examples` keyword of MCP's JSON Schema.
-    if !spec.examples.is_empty() {
-        let examples = Value::Array(encoded_examples(spec, dialect));
-        match dialect {
-            Dialect::Anthropic { .. } => definition["input_examples"] = examples,
-            Dialect::Mcp => definition["inputSchema"]["examples"] = examples,
-            _ => {}
-        }
+    // `input_examples` (MCP's are in its tool parts).
+    if !spec.examples.is_empty() && matches!(dialect, Dialect::Anthropic { .. }) {
+        definition["input_examples"] = Value::Array(encoded_examples(spec, dialect));
     }
     Ok(definition)
+}
+
+/// `spec`'s MCP tool, in the parts both its JSON and the MCP server's typed `Tool` are
+/// written from; or what MCP cannot express.
+pub(crate) fn mcp_tool(spec: &ToolSpec) -> Result<mcp::ToolParts<'_>, LoweringErrors> {
+    let schema = lower_schema(&spec.name, &spec.input_schema, Dialect::Mcp.target())?;
+    Ok(mcp::ToolParts::of(
+        spec,
+        schema,
+        encoded_examples(spec, Dialect::Mcp),
+    ))
 }
 
 /// A call's arguments as a model of `dialect` writes them, given arguments for the
@@ -234,7 +243,10 @@ pub fn render_results(dialect: Dialect, results: &[ToolResult]) -> Vec<Value> {
         Dialect::OpenAiResponses { .. } => openai::responses_results(results),
         Dialect::Anthropic { .. } => anthropic::results(results),
         Dialect::GeminiParameters | Dialect::GeminiJsonSchema => gemini::results(results),
-        Dialect::Mcp => results.iter().map(mcp::result).collect(),
+        Dialect::Mcp => results
+            .iter()
+            .map(|result| mcp::ResultParts::of(result).to_json())
+            .collect(),
     }
 }
 

@@ -18,40 +18,39 @@ pub struct Spec {
 pub fn expand_spec(tool: &ToolFn<'_>) -> Spec {
     let params = tool.args().map(|param| expand_param(tool, param));
     let name = &tool.name;
-    let title = option_str(tool.options.title.as_deref());
     let description = tool.description();
     let effect = effect_tokens(tool.options.effect.as_ref().map(|e| e.as_str()));
-    let idempotent = match tool.options.idempotent {
-        Some(value) => quote!(::core::option::Option::Some(#value)),
-        None => quote!(::core::option::Option::None),
-    };
-    let scopes = tool
-        .options
-        .scopes
-        .as_ref()
-        .map(|s| s.0.clone())
-        .unwrap_or_default();
-    let open_world = tool.options.open_world.unwrap_or(false);
-    let output_schema = output_schema(&tool.output);
-    let examples = tool.options.examples.iter().map(|example| example.as_str());
+    // Only what the attribute set: one builder call each.
+    let mut modifiers = TokenStream::new();
+    if let Some(title) = tool.options.title.as_deref() {
+        modifiers.extend(quote!(.title(#title)));
+    }
+    if let Some(output_schema) = output_schema(&tool.output) {
+        modifiers.extend(quote!(.output_schema(#output_schema)));
+    }
+    if let Some(idempotent) = tool.options.idempotent {
+        modifiers.extend(quote!(.idempotent(#idempotent)));
+    }
+    if tool.options.open_world == Some(true) {
+        modifiers.extend(quote!(.open_world()));
+    }
+    if let Some(scopes) = tool.options.scopes.as_ref().filter(|s| !s.0.is_empty()) {
+        let scopes = &scopes.0;
+        modifiers.extend(quote!(.scopes(&[#(#scopes),*])));
+    }
+    if !tool.options.examples.is_empty() {
+        let examples = tool.options.examples.iter().map(|example| example.as_str());
+        modifiers.extend(quote!(.examples(&[#(#examples),*])));
+    }
     let items = quote! {
         static __TW_SPEC: ::std::sync::OnceLock<_tw::ToolSpec> = ::std::sync::OnceLock::new();
 
         fn __tw_spec() -> _tw::ToolSpec {
             let mut __tw_params = _tw::__private::Params::new();
             #(#params)*
-            _tw::__private::tool_spec(
-                #name,
-                #title,
-                #description,
-                __tw_params.into_schema(),
-                #output_schema,
-                #effect,
-                #idempotent,
-                #open_world,
-                &[#(#scopes),*],
-                &[#(#examples),*],
-            )
+            _tw::__private::spec(#name, #description, __tw_params.into_schema(), #effect)
+                #modifiers
+                .build()
         }
     };
     let method = quote! {
@@ -267,22 +266,22 @@ fn effect_tokens(effect: Option<&str>) -> TokenStream {
     quote!(_tw::Effect::#variant)
 }
 
-fn output_schema(output: &Output<'_>) -> TokenStream {
+fn output_schema(output: &Output<'_>) -> Option<TokenStream> {
     let ty = match output {
-        Output::Unit => return quote!(::core::option::Option::None),
+        Output::Unit => return None,
         Output::Result { ok, .. } => *ok,
         Output::Value(ty) => *ty,
     };
     if matches!(ty, syn::Type::ImplTrait(_))
         || matches!(ty, syn::Type::Tuple(t) if t.elems.is_empty())
     {
-        return quote!(::core::option::Option::None);
+        return None;
     }
-    quote! {{
+    Some(quote! {{
         #[allow(unused_imports)]
         use _tw::__private::{HasOutputSchema as _, NoOutputSchema as _};
         (&_tw::__private::OutputSchema::<#ty>::new()).output_schema()
-    }}
+    }})
 }
 
 /// Whether `value` (an expression of type `&T`) meets its declared constraints, those

@@ -25,9 +25,9 @@ use serde_json::{Map, Value};
 use tracing::Instrument as _;
 
 use super::Shared;
-use crate::call::ToolCall;
 use crate::context::Context;
-use crate::mcp::{IDEMPOTENCY_KEY_META, call::request_id, results, trace};
+use crate::mcp::call::{self, request_id};
+use crate::mcp::{IDEMPOTENCY_KEY_META, results, trace};
 
 /// The protocol version whose requests carry everything they need in themselves.
 const STATELESS: &str = "2026-07-28";
@@ -187,12 +187,9 @@ pub(super) async fn answer(
     // Each stateless request is a session of its own (see `McpServer::new_session`).
     let session = crate::approval::random_id();
     let span = trace::request_span(&session, &name, || request_id(&id), &meta, Some(headers));
-    let mut call =
-        ToolCall::new(request_id(&id), name, Value::Object(arguments)).with_origin(session);
-    call.idempotency_key = meta
-        .get(IDEMPOTENCY_KEY_META)
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    // Read as a string already (`read_plain`): a key of another type goes to rmcp's path.
+    let key = call::idempotency_key(meta.get(IDEMPOTENCY_KEY_META)).unwrap_or_default();
+    let call = call::tool_call(request_id(&id), name.into_owned(), arguments, key, &session);
     let dispatch = shared.registry.dispatch(ctx, call);
     let result = Box::pin(dispatch.instrument(span.clone())).await;
     let message = match results::render(&result) {

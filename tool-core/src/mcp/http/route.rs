@@ -21,7 +21,6 @@ use super::connections::{Busy, Held, Stage};
 use super::direct;
 use super::responses::{json_bytes, json_response, plain};
 use super::{Body, HTTP_PATH, Shared};
-use crate::context::Context;
 use crate::mcp::auth::{AuthError, ResourceServer, WELL_KNOWN, bearer_token};
 use crate::mcp::messages::{MAX_MESSAGE_BYTES, error_reply, read_message, request_id, too_large};
 use crate::policy::Caller;
@@ -125,9 +124,7 @@ pub(super) async fn route(
     let direct = post.then(|| direct::read(&shared, &parts, &body)).flatten();
     // The caller's view of the server's context, built once for the checks below and the
     // direct answer (rmcp's path builds its own from the request's extensions).
-    let context = caller
-        .as_ref()
-        .map(|caller| Context::over(shared.context.clone()).with(caller.clone()));
+    let context = crate::mcp::call::caller_context(&shared.context, caller.as_ref());
     // The scopes a called tool needs that the token lacks: its `denied` result comes
     // with the 403 challenge that lets the client step up.
     let mut lacking = Vec::new();
