@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
+use toolwright::ToolSettings;
 use toolwright::idempotency::{Idempotency, IdempotencyStore, MemoryStore};
 use toolwright::policy::AllowAll;
 use toolwright::{Context, Registry, ToolCall, tool};
@@ -49,7 +50,7 @@ fn registry(store: impl IdempotencyStore + 'static) -> Registry {
     Registry::builder()
         .with(PayKeyed)
         .with(PayPlain)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .with_idempotency(idempotency)
         .build()
         .unwrap()

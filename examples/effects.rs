@@ -6,6 +6,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use toolwright::ToolSettings;
 use toolwright::approval::ApprovalDecision;
 use toolwright::policy::{Caller, Decision, PolicyRequest};
 use toolwright::{Context, Effect, Registry, ToolCall, ToolError, tool};
@@ -69,11 +70,9 @@ async fn main() {
         // External effects may run without asking, within the tools' own approval rules;
         // everything destructive asks.
         .defaults(
-            toolwright::ToolSettings::new().policy(|request: &PolicyRequest<'_>| {
-                match request.effect {
-                    Effect::Destructive => Decision::ask("deleting files needs a person"),
-                    _ => Decision::Allow,
-                }
+            ToolSettings::new().policy(|request: &PolicyRequest<'_>| match request.effect {
+                Effect::Destructive => Decision::ask("deleting files needs a person"),
+                _ => Decision::Allow,
             }),
         )
         .with_observer(|event| {

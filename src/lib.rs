@@ -69,7 +69,7 @@ pub mod provider {
     };
 }
 
-/// The schema model: [`ToolSchema`](crate::ToolSchema) and its generator, the formats,
+/// The schema model: [`ToolSchema`] and its generator, the formats,
 /// and the lowering of a schema to each provider's dialect.
 pub mod schema {
     #[cfg(feature = "schemars")]

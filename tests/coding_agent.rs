@@ -36,7 +36,7 @@ fn fixture(name: &str) -> Fixture {
     .unwrap();
     std::fs::write(dir.join("README.md"), "# demo\nadd numbers\n").unwrap();
     let registry = setup::coding_registry()
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .configure("run_command", ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();

@@ -4,6 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use toolwright::ToolSettings;
 use toolwright::feedback::{self, Feedback, Level};
 use toolwright::output::OutputBudget;
 use toolwright::provider::render_results;
@@ -118,7 +119,7 @@ fn content_blocks_reach_mcp_as_blocks_and_other_providers_as_text() {
 fn content_over_budget_sends_the_cut_text_and_keeps_the_other_blocks() {
     let registry = Registry::builder()
         .with(YearlyChart)
-        .defaults(toolwright::ToolSettings::new().budget(OutputBudget::chars(200)))
+        .defaults(ToolSettings::new().budget(OutputBudget::chars(200)))
         .build()
         .unwrap();
     let result = dispatch(&registry, "yearly_chart", "{}");
@@ -285,7 +286,7 @@ fn the_mcp_server_answers_exactly_what_the_mcp_dialect_renders() {
             .with(Primes)
             .with(Summary)
             .with(Broken)
-            .defaults(toolwright::ToolSettings::new().budget(OutputBudget::chars(200)))
+            .defaults(ToolSettings::new().budget(OutputBudget::chars(200)))
             .build()
             .unwrap()
     };

@@ -17,7 +17,7 @@ use toolwright::{
 /// dispatch; policy and approval have their own (`tests/effects.rs`).
 fn registry() -> toolwright::RegistryBuilder {
     Registry::builder()
-        .defaults(toolwright::ToolSettings::new().policy(toolwright::policy::AllowAll))
+        .defaults(ToolSettings::new().policy(toolwright::policy::AllowAll))
         .with_toolset(PaymentsDesk::shared())
         .with(SaveNote)
         .with(SearchNotes)
@@ -298,7 +298,7 @@ fn a_panicking_tool_gets_an_internal_error_and_the_registry_keeps_serving() {
 fn a_slow_tool_gets_a_timeout_result() {
     let registry = Registry::builder()
         .with(Slow)
-        .defaults(toolwright::ToolSettings::new().timeout(Duration::from_millis(20)))
+        .defaults(ToolSettings::new().timeout(Duration::from_millis(20)))
         .build()
         .unwrap();
     let result =

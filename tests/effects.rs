@@ -118,7 +118,7 @@ fn the_default_policy_follows_the_effect_table() {
 fn a_missing_scope_is_a_denial_naming_it() {
     let registry = Registry::builder()
         .with(Refund)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();
     let result = block_on(registry.dispatch(
@@ -141,12 +141,10 @@ fn arguments_are_validated_before_any_policy_is_asked() {
     let counter = asked.clone();
     let registry = Registry::builder()
         .with(Refund)
-        .defaults(
-            toolwright::ToolSettings::new().policy(move |_: &PolicyRequest<'_>| {
-                counter.fetch_add(1, Ordering::SeqCst);
-                Decision::ask("someone must look")
-            }),
-        )
+        .defaults(ToolSettings::new().policy(move |_: &PolicyRequest<'_>| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Decision::ask("someone must look")
+        }))
         .build()
         .unwrap();
     let result = block_on(registry.dispatch(
@@ -168,14 +166,12 @@ fn policies_can_be_closures_per_tool_and_fail_closed() {
         .with(RunCommand)
         .with(Refund)
         .defaults(
-            toolwright::ToolSettings::new().policy(|request: &PolicyRequest<'_>| {
-                match request.effect {
-                    Effect::Destructive => Decision::Deny {
-                        reason: "nothing is deleted on Fridays".into(),
-                        retry_may_help: true,
-                    },
-                    _ => Decision::Allow,
-                }
+            ToolSettings::new().policy(|request: &PolicyRequest<'_>| match request.effect {
+                Effect::Destructive => Decision::Deny {
+                    reason: "nothing is deleted on Fridays".into(),
+                    retry_may_help: true,
+                },
+                _ => Decision::Allow,
             }),
         )
         .configure(
@@ -208,7 +204,7 @@ fn policies_can_be_closures_per_tool_and_fail_closed() {
 fn approval_pauses_and_resumes_across_a_serialized_ticket() {
     let registry = Registry::builder()
         .with(Refund)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();
     let ctx = payer();
@@ -328,7 +324,7 @@ fn a_dry_run_checks_everything_and_changes_nothing() {
     let registry = Registry::builder()
         .with(Refund)
         .with(RunCommand)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();
     let ctx = payer();
@@ -382,7 +378,7 @@ fn charge(amount: u64) -> String {
 fn an_external_call_with_a_seen_key_returns_the_first_result() {
     let registry = Registry::builder()
         .with(Charge)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();
     let ctx = Context::new();
@@ -419,7 +415,7 @@ fn the_persistent_store_catches_a_duplicate_after_a_restart() {
     {
         let registry = Registry::builder()
             .with(Charge)
-            .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+            .defaults(ToolSettings::new().policy(AllowAll))
             .with_idempotency_store(RedbStore::open(&path).unwrap())
             .build()
             .unwrap();
@@ -432,7 +428,7 @@ fn the_persistent_store_catches_a_duplicate_after_a_restart() {
     // A new process: the store is opened again from the file.
     let registry = Registry::builder()
         .with(Charge)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .with_idempotency_store(RedbStore::open(&path).unwrap())
         .build()
         .unwrap();

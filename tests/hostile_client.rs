@@ -81,7 +81,7 @@ fn fixture(name: &str) -> Fixture {
         symlink(workspace.join("src/lib.rs"), workspace.join("swap")).unwrap();
     }
     let registry = setup::coding_registry()
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .configure("run_command", ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();

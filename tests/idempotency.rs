@@ -82,7 +82,7 @@ fn refund_call(id: &str, customer: &str, amount: u64) -> ToolCall {
 fn two_calls_with_one_key_at_the_same_time_run_once() {
     let registry = Registry::builder()
         .with(Refund)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();
     let ctx = context();
@@ -110,7 +110,7 @@ fn two_calls_with_one_key_at_the_same_time_run_once() {
 fn a_key_reused_with_other_arguments_is_a_conflict() {
     let registry = Registry::builder()
         .with(Refund)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();
     let ctx = context();
@@ -135,7 +135,7 @@ fn a_key_reused_with_other_arguments_is_a_conflict() {
 fn calls_that_share_only_an_id_both_run_and_each_gets_its_own_result() {
     let registry = Registry::builder()
         .with(Refund)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();
     let ctx = context();
@@ -222,7 +222,7 @@ use toolwright::idempotency::{
 fn a_second_attempt_that_outwaits_its_limit_is_told_the_first_still_runs() {
     let registry = Registry::builder()
         .with(Refund)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .with_idempotency(Idempotency::new(MemoryStore::new()).wait(Duration::from_millis(20)))
         .build()
         .unwrap();
@@ -260,7 +260,7 @@ fn a_second_attempt_that_outwaits_its_limit_is_told_the_first_still_runs() {
 fn an_external_call_cut_off_by_its_time_limit_leaves_its_outcome_unknown() {
     let registry = Registry::builder()
         .with(Refund)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .configure(
             "refund",
             ToolSettings::new().timeout(Duration::from_millis(30)),
@@ -305,7 +305,7 @@ fn send_message(
 fn a_failure_the_tool_calls_retryable_frees_the_key() {
     let registry = Registry::builder()
         .with(SendMessage)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();
     let ctx = context();
@@ -326,7 +326,7 @@ fn a_failure_the_tool_calls_retryable_frees_the_key() {
 fn keys_belong_to_their_caller() {
     let registry = Registry::builder()
         .with(Refund)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();
     let as_caller = |id: &str| context().with(Caller::new(id, Vec::<String>::new()));
@@ -357,7 +357,7 @@ fn keys_belong_to_their_caller() {
 fn derived_keys_tell_origins_apart() {
     let registry = Registry::builder()
         .with(Refund)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();
     let ctx = context();
@@ -524,7 +524,7 @@ impl IdempotencyStore for Unreachable {
 fn a_store_that_cannot_answer_stops_the_call_and_is_named() {
     let registry = Registry::builder()
         .with(Refund)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .with_idempotency_store(Unreachable)
         .build()
         .unwrap();
@@ -550,7 +550,7 @@ fn a_call_longer_than_its_lease_keeps_its_key_while_it_runs() {
     // (arriving at ~100 ms, waiting at most 20 ms) hears "still running", not "unknown".
     let registry = Registry::builder()
         .with(Refund)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .with_idempotency(
             Idempotency::new(MemoryStore::new())
                 .lease(Duration::from_millis(60))
@@ -620,7 +620,7 @@ fn claims_need_no_runtime_timer() {
         .unwrap();
     let allowing = Registry::builder()
         .with(SendNotice)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();
     let ctx = context();

@@ -163,8 +163,11 @@ fn every_call_is_a_span_by_the_genai_conventions_with_toolwrights_attributes() {
                 backoff: Duration::from_millis(1),
             }),
         )
-        .defaults(toolwright::ToolSettings::new().budget(OutputBudget::chars(2000)))
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(
+            ToolSettings::new()
+                .budget(OutputBudget::chars(2000))
+                .policy(AllowAll),
+        )
         .build()
         .unwrap();
     let ctx = Context::new();

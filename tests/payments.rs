@@ -7,6 +7,7 @@ use serde_json::json;
 use std::sync::Arc;
 
 use tools::payments::PaymentsDesk;
+use toolwright::ToolSettings;
 use toolwright::approval::ApprovalDecision;
 use toolwright::policy::{AllowAll, Caller};
 use toolwright::{Context, ErrorKind, Registry, ToolCall, ToolResult};
@@ -21,7 +22,7 @@ fn desk() -> Registry {
 fn desk_of(service: Arc<PaymentsDesk>) -> Registry {
     Registry::builder()
         .with_toolset(service)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap()
 }

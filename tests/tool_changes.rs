@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use toolwright::Dialect;
+use toolwright::ToolSettings;
 use toolwright::mcp::McpServer;
 use toolwright::policy::AllowAll;
 use toolwright::{Context, ErrorKind, Registry, RegistryError, ToolCall, tool};
@@ -35,7 +36,7 @@ fn registry() -> Registry {
     Registry::builder()
         .with(Weather)
         .with(CloseBooks)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .with_runtime_toggles()
         .build()
         .unwrap()

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
+use toolwright::ToolSettings;
 use toolwright::policy::AllowAll;
 use toolwright::{Context, Registry, RegistryError, ToolCall, ToolError, tool, toolset};
 
@@ -86,7 +87,7 @@ fn methods_of_a_toolset_share_the_service() {
     let shop = shop();
     let registry = Registry::builder()
         .with_toolset(shop.clone())
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();
     let ctx = Context::new().with(Clerk("Ana"));
@@ -191,7 +192,7 @@ fn prefixes_keep_combined_toolsets_apart() {
     let registry = Registry::builder()
         .with_toolset_prefixed("north", shop())
         .with_toolset_prefixed("south", shop())
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .build()
         .unwrap();
     let names: Vec<&str> = registry.specs().map(|spec| spec.name.as_str()).collect();

@@ -4,6 +4,7 @@
 
 use serde_json::json;
 use toolwright::Dialect;
+use toolwright::ToolSettings;
 use toolwright::policy::{AllowAll, Caller, caller_holds_scopes};
 use toolwright::{Context, ErrorKind, Registry, ToolCall, tool};
 
@@ -43,7 +44,7 @@ fn a_caller_is_offered_only_the_tools_whose_scopes_it_holds() {
     let registry = Registry::builder()
         .with(Weather)
         .with(RefundOrder)
-        .defaults(toolwright::ToolSettings::new().policy(AllowAll))
+        .defaults(ToolSettings::new().policy(AllowAll))
         .with_visibility(caller_holds_scopes)
         .build()
         .unwrap();

@@ -3,7 +3,7 @@
 //! process.
 //!
 //! A ticket is signed by the registry that issued it (HMAC-SHA256 with the registry's
-//! approval secret, [`Registry::with_approval_secret`](crate::registry::Registry::with_approval_secret)),
+//! approval secret, [`RegistryBuilder::with_approval_secret`](crate::RegistryBuilder::with_approval_secret)),
 //! carries when it was issued and when it expires and who it was issued to, and is spent
 //! by its first decision: [`Registry::resume`](crate::registry::Registry::resume) refuses a ticket
 //! it did not sign, an expired one and one issued to another caller, and a second

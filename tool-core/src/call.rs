@@ -150,7 +150,7 @@ pub struct ToolResult {
     /// error, a cut); `None` when the model reads the output text as it is.
     pub(crate) view: Option<ModelView>,
     /// Repairs made to the arguments before they were read (see
-    /// [`Registry::repair_arguments`](crate::registry::Registry::repair_arguments)).
+    /// [`RegistryBuilder::repair_arguments`](crate::RegistryBuilder::repair_arguments)).
     pub repairs: Vec<String>,
     /// The effect of this call, once the arguments were read (classified, for a
     /// dynamic tool).

@@ -1,5 +1,5 @@
 //! What the dispatcher reports while calls run, to an observer
-//! ([`Registry::with_observer`](crate::registry::Registry::with_observer)).
+//! ([`RegistryBuilder::with_observer`](crate::RegistryBuilder::with_observer)).
 
 use serde::Serialize;
 

@@ -131,7 +131,7 @@ impl Policy for AllowAll {
 ///
 /// Under the default [`EffectPolicy`], a destructive or external tool answers
 /// `awaiting_approval` with a ticket such a host has no way to resume, so the call never
-/// completes. `registry.defaults(toolwright::ToolSettings::new().policy(HostConfirms))` is the one line that fits these
+/// completes. `.defaults(ToolSettings::new().policy(HostConfirms))` on the registry's builder is the one line that fits these
 /// hosts. Keep the default where nobody confirms (a model running unattended, a client
 /// of your own that resumes tickets, or [`McpServer::with_client_approval`] on
 /// 2026-07-28 clients that ask through elicitation).
@@ -146,7 +146,7 @@ impl Policy for HostConfirms {
     }
 }
 
-/// A visibility rule for [`Registry::with_visibility`](crate::Registry::with_visibility):
+/// A visibility rule for [`RegistryBuilder::with_visibility`](crate::RegistryBuilder::with_visibility):
 /// a tool is offered to a caller holding every scope it needs (`#[tool(scopes = [...])]`),
 /// and a context without a [`Caller`] sees only the tools that need none.
 pub fn caller_holds_scopes(ctx: &crate::Context, spec: &ToolSpec) -> bool {

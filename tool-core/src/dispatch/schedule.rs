@@ -30,7 +30,7 @@ struct Slot<'r> {
 impl Registry {
     /// Runs `calls` and returns their results in the order the calls were listed, each
     /// carrying its call's id. Consecutive read-only calls run concurrently (at most
-    /// [`Registry::with_max_concurrency`] at a time); every other call runs alone, in
+    /// [`RegistryBuilder::with_max_concurrency`](crate::RegistryBuilder::with_max_concurrency) at a time); every other call runs alone, in
     /// listed order, except writes to different resources, which may share a turn.
     pub async fn dispatch_batch(&self, ctx: &Context, calls: Vec<ToolCall>) -> Vec<ToolResult> {
         self.dispatch_batch_until(ctx, calls, std::future::pending())

@@ -3,7 +3,7 @@
 //! request it cannot read) or with a bare HTTP 415 still gets a JSON-RPC error the client
 //! can match to its request.
 
-use rmcp::model::{ClientJsonRpcMessage, ErrorData};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorData, JsonRpcMessage, JsonRpcRequest};
 use serde_json::{Value, json};
 
 use crate::validate::json::{show, type_name};
@@ -56,6 +56,18 @@ pub(super) fn read_message(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Option<
     Err(Some(error_reply(id.clone(), error)))
 }
 
+/// The tool a `tools/call` in `bytes` names, read as the SDK reads the message (the
+/// direct path for a plain stateless call has its own reader, `http/direct.rs`).
+pub(super) fn called_tool(bytes: &[u8]) -> Option<String> {
+    match read_message(bytes).ok()? {
+        JsonRpcMessage::Request(JsonRpcRequest {
+            request: ClientRequest::CallToolRequest(call),
+            ..
+        }) => Some(call.params.name.into_owned()),
+        _ => None,
+    }
+}
+
 /// The error of a request for a method this server serves whose params the SDK could
 /// not read: it arrives as a "custom" request, which would be answered "method not
 /// found". `None` for a method this server does not serve.
@@ -87,4 +99,20 @@ pub(super) fn request_id(bytes: &[u8]) -> Value {
         .ok()
         .filter(|id| id.is_string() || id.is_number())
         .unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::called_tool;
+
+    #[test]
+    fn the_called_tool_is_read_from_a_tools_call_only() {
+        let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"a":[1,{"b":2}]},"name":"pay\u0073"}}"#;
+        assert_eq!(called_tool(call).as_deref(), Some("pays"));
+        assert_eq!(
+            called_tool(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"name":"x"}}"#),
+            None
+        );
+        assert_eq!(called_tool(b"not json"), None);
+    }
 }

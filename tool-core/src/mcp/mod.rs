@@ -230,10 +230,10 @@ impl McpServer {
 
     /// How long a client may treat the tools list as fresh (`ttlMs` on 2026-07-28).
     /// Default: one hour for a registry whose tools never change, zero (ask again each
-    /// time) for one built [`with_runtime_toggles`](Registry::with_runtime_toggles). The
+    /// time) for one built [`with_runtime_toggles`](crate::RegistryBuilder::with_runtime_toggles). The
     /// list's `cacheScope` says who may share it: `public` when every client sees the
     /// same tools, `private` when the registry decides per caller
-    /// ([`Registry::with_visibility`]).
+    /// ([`RegistryBuilder::with_visibility`](crate::RegistryBuilder::with_visibility)).
     pub fn with_tools_ttl(mut self, ttl: std::time::Duration) -> Self {
         self.tools_ttl = Some(ttl);
         self

@@ -3,7 +3,6 @@
 //! answer: a plain stateless call's own (`direct.rs`), else the SDK's (or the shutdown
 //! error when the grace period ends first).
 
-use std::borrow::Cow;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,7 +21,9 @@ use super::direct;
 use super::responses::{json_bytes, json_response, plain};
 use super::{Body, HTTP_PATH, Shared};
 use crate::mcp::auth::{AuthError, ResourceServer, WELL_KNOWN, bearer_token};
-use crate::mcp::messages::{MAX_MESSAGE_BYTES, error_reply, read_message, request_id, too_large};
+use crate::mcp::messages::{
+    MAX_MESSAGE_BYTES, called_tool, error_reply, read_message, request_id, too_large,
+};
 use crate::policy::Caller;
 
 pub(super) async fn route(
@@ -258,24 +259,6 @@ async fn authenticate(
     Ok(caller)
 }
 
-/// The tool a `tools/call` body calls, read without its arguments.
-fn called_tool(body: &[u8]) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Request<'a> {
-        #[serde(borrow)]
-        method: Cow<'a, str>,
-        #[serde(borrow)]
-        params: Params<'a>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Params<'a> {
-        #[serde(borrow)]
-        name: Cow<'a, str>,
-    }
-    let request: Request<'_> = serde_json::from_slice(body).ok()?;
-    (request.method == "tools/call").then(|| request.params.name.into_owned())
-}
-
 fn shutting_down(id: Value, after: Duration) -> Response<BoxBody<Bytes, Infallible>> {
     let error = ErrorData::internal_error(
         "the server is shutting down: this request was not completed (a call cut short may \
@@ -307,20 +290,4 @@ fn close_after(response: &mut Response<BoxBody<Bytes, Infallible>>) {
     response
         .headers_mut()
         .insert(header::CONNECTION, HeaderValue::from_static("close"));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::called_tool;
-
-    #[test]
-    fn the_called_tool_is_read_from_a_tools_call_only() {
-        let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"a":[1,{"b":2}]},"name":"pay\u0073"}}"#;
-        assert_eq!(called_tool(call).as_deref(), Some("pays"));
-        assert_eq!(
-            called_tool(br#"{"method":"tools/list","params":{"name":"x"}}"#),
-            None
-        );
-        assert_eq!(called_tool(b"not json"), None);
-    }
 }
