@@ -202,70 +202,47 @@ pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-/// The spec `#[tool]` builds: the contract every tool has, then only what its
-/// attribute set, one call each (`.title(...)`, `.scopes(...)`), then `build`.
-pub fn spec(
-    name: &str,
-    description: &str,
-    (input_schema, reads_buffered): (Value, bool),
-    effect: Effect,
-) -> SpecBuilder {
-    let mut spec = ToolSpec::new(name, description, input_schema, effect);
-    spec.reads_buffered = reads_buffered;
-    SpecBuilder(spec)
+/// What `#[tool]` knows of a tool's contract at compile time, each part named: the
+/// generated code writes it as a `static` (data, not code) and hands it to
+/// [`tool_spec`] with the two schemas, which are built at run time.
+pub struct SpecParts {
+    pub name: &'static str,
+    pub title: Option<&'static str>,
+    pub description: &'static str,
+    pub effect: Effect,
+    /// `#[tool(idempotent = ...)]`, when given.
+    pub idempotent: Option<bool>,
+    /// `#[tool(open_world)]`.
+    pub open_world: bool,
+    pub scopes: &'static [&'static str],
+    /// `#[tool(example = ...)]`, each JSON already (`#[tool]` parsed it).
+    pub examples: &'static [&'static str],
 }
 
-/// A generated tool's spec, being built.
-pub struct SpecBuilder(ToolSpec);
-
-impl SpecBuilder {
-    /// `#[tool(title = ...)]`.
-    pub fn title(mut self, title: &str) -> Self {
-        self.0.title = Some(title.to_owned());
-        self
-    }
-
-    /// The return type's schema, when it has one.
-    pub fn output_schema(mut self, schema: Option<Value>) -> Self {
-        self.0.output_schema = schema;
-        self
-    }
-
-    /// `#[tool(idempotent = ...)]`.
-    pub fn idempotent(mut self, idempotent: bool) -> Self {
-        self.0.idempotence = if idempotent {
-            Idempotence::Idempotent
-        } else {
-            Idempotence::NotIdempotent
-        };
-        self
-    }
-
-    /// `#[tool(open_world)]`.
-    pub fn open_world(mut self) -> Self {
-        self.0.open_world = true;
-        self
-    }
-
-    /// `#[tool(scopes = [...])]`.
-    pub fn scopes(mut self, scopes: &[&str]) -> Self {
-        self.0.scopes = scopes.iter().map(|scope| (*scope).to_owned()).collect();
-        self
-    }
-
-    /// `#[tool(example = ...)]`, each JSON already (`#[tool]` parsed it).
-    pub fn examples(mut self, examples: &[&str]) -> Self {
-        self.0.examples = examples
-            .iter()
-            .filter_map(|example| serde_json::from_str(example).ok())
-            .collect();
-        self
-    }
-
-    /// The spec.
-    pub fn build(self) -> ToolSpec {
-        self.0
-    }
+/// The spec of a generated tool: its parts, the arguments' schema (and whether serde
+/// reads some argument buffered), and the result's schema when it has one.
+pub fn tool_spec(
+    parts: &'static SpecParts,
+    (input_schema, reads_buffered): (Value, bool),
+    output_schema: Option<Value>,
+) -> ToolSpec {
+    let mut spec = ToolSpec::new(parts.name, parts.description, input_schema, parts.effect)
+        .with_open_world(parts.open_world)
+        .with_scopes(parts.scopes.iter().copied());
+    spec.idempotence = match parts.idempotent {
+        None => Idempotence::Undeclared,
+        Some(true) => Idempotence::Idempotent,
+        Some(false) => Idempotence::NotIdempotent,
+    };
+    spec.title = parts.title.map(str::to_owned);
+    spec.output_schema = output_schema;
+    spec.reads_buffered = reads_buffered;
+    spec.examples = parts
+        .examples
+        .iter()
+        .filter_map(|example| serde_json::from_str(example).ok())
+        .collect();
+    spec
 }
 
 /// Reads a call's arguments into the generated arguments struct `A`.

@@ -76,13 +76,18 @@ impl RegistryBuilder {
     /// Adds a tool. Another tool with the same name is an error `build` reports: two
     /// tools a model cannot tell apart are a bug to fix before start-up.
     pub fn with(self, tool: impl Tool) -> Self {
+        // The one generic line: the rest is compiled once, whatever the tool.
         let origin = std::any::type_name_of_val(&tool);
-        self.with_from(vec![Arc::new(tool)], None, origin)
+        self.with_one(Arc::new(tool), origin)
     }
 
     /// Adds a shared tool (built at run time, or shared between registries).
     pub fn with_arc(self, tool: Arc<dyn Tool>) -> Self {
-        self.with_from(vec![tool], None, "RegistryBuilder::with_arc")
+        self.with_one(tool, "RegistryBuilder::with_arc")
+    }
+
+    fn with_one(self, tool: Arc<dyn Tool>, origin: &str) -> Self {
+        self.with_from(vec![tool], None, origin)
     }
 
     /// Adds every tool of a service (`#[toolset]`); if any of them cannot join, none

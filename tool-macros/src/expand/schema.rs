@@ -20,37 +20,38 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> Spec {
     let name = &tool.name;
     let description = tool.description();
     let effect = effect_tokens(tool.options.effect.as_ref().map(|e| e.as_str()));
-    // Only what the attribute set: one builder call each.
-    let mut modifiers = TokenStream::new();
-    if let Some(title) = tool.options.title.as_deref() {
-        modifiers.extend(quote!(.title(#title)));
-    }
-    if let Some(output_schema) = output_schema(&tool.output) {
-        modifiers.extend(quote!(.output_schema(#output_schema)));
-    }
-    if let Some(idempotent) = tool.options.idempotent {
-        modifiers.extend(quote!(.idempotent(#idempotent)));
-    }
-    if tool.options.open_world == Some(true) {
-        modifiers.extend(quote!(.open_world()));
-    }
-    if let Some(scopes) = tool.options.scopes.as_ref().filter(|s| !s.0.is_empty()) {
-        let scopes = &scopes.0;
-        modifiers.extend(quote!(.scopes(&[#(#scopes),*])));
-    }
-    if !tool.options.examples.is_empty() {
-        let examples = tool.options.examples.iter().map(|example| example.as_str());
-        modifiers.extend(quote!(.examples(&[#(#examples),*])));
-    }
+    let title = option_str(tool.options.title.as_deref());
+    let output_schema =
+        output_schema(&tool.output).unwrap_or_else(|| quote!(::core::option::Option::None));
+    let idempotent = match tool.options.idempotent {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
+    };
+    let open_world = tool.options.open_world.unwrap_or(false);
+    let scopes = tool
+        .options
+        .scopes
+        .as_ref()
+        .map(|s| s.0.clone())
+        .unwrap_or_default();
+    let examples = tool.options.examples.iter().map(|example| example.as_str());
     let items = quote! {
         static __TW_SPEC: ::std::sync::OnceLock<_tw::ToolSpec> = ::std::sync::OnceLock::new();
 
         fn __tw_spec() -> _tw::ToolSpec {
+            static __TW_PARTS: _tw::__private::SpecParts = _tw::__private::SpecParts {
+                name: #name,
+                title: #title,
+                description: #description,
+                effect: #effect,
+                idempotent: #idempotent,
+                open_world: #open_world,
+                scopes: &[#(#scopes),*],
+                examples: &[#(#examples),*],
+            };
             let mut __tw_params = _tw::__private::Params::new();
             #(#params)*
-            _tw::__private::spec(#name, #description, __tw_params.into_schema(), #effect)
-                #modifiers
-                .build()
+            _tw::__private::tool_spec(&__TW_PARTS, __tw_params.into_schema(), #output_schema)
         }
     };
     let method = quote! {
