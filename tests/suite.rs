@@ -35,6 +35,8 @@ mod effects;
     feature = "schemars"
 ))]
 mod foreign_types;
+#[cfg(feature = "search")]
+mod heldout_search;
 mod hostile_client;
 mod idempotency;
 mod json_schema_suite;

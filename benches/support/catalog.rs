@@ -79,9 +79,9 @@ pub fn queries() -> Vec<(String, String)> {
 /// Textbook BM25 (k1 = 1.2, b = 0.75) over the descriptions alone, words lowercased and
 /// split at anything that is not a letter or a digit: the baseline.
 pub struct PlainBm25 {
-    documents: Vec<HashMap<String, f64>>,
+    /// Each term's documents, with the term's count in each.
+    postings: HashMap<String, Vec<(usize, f64)>>,
     lengths: Vec<f64>,
-    document_frequency: HashMap<String, f64>,
     average: f64,
 }
 
@@ -94,26 +94,23 @@ fn words(text: &str) -> Vec<String> {
 
 impl PlainBm25 {
     pub fn new(descriptions: &[&str]) -> Self {
-        let mut documents = Vec::new();
+        let mut postings: HashMap<String, Vec<(usize, f64)>> = HashMap::new();
         let mut lengths = Vec::new();
-        let mut document_frequency: HashMap<String, f64> = HashMap::new();
-        for description in descriptions {
+        for (index, description) in descriptions.iter().enumerate() {
             let terms = words(description);
             lengths.push(terms.len() as f64);
             let mut counts: HashMap<String, f64> = HashMap::new();
             for term in terms {
                 *counts.entry(term).or_default() += 1.0;
             }
-            for term in counts.keys() {
-                *document_frequency.entry(term.clone()).or_default() += 1.0;
+            for (term, count) in counts {
+                postings.entry(term).or_default().push((index, count));
             }
-            documents.push(counts);
         }
-        let average = lengths.iter().sum::<f64>() / lengths.len() as f64;
+        let average = lengths.iter().sum::<f64>() / lengths.len().max(1) as f64;
         Self {
-            documents,
+            postings,
             lengths,
-            document_frequency,
             average,
         }
     }
@@ -122,24 +119,21 @@ impl PlainBm25 {
         let mut terms = words(query);
         terms.sort();
         terms.dedup();
-        let n = self.documents.len() as f64;
-        let mut scored: Vec<(usize, f64)> = self
-            .documents
-            .iter()
-            .enumerate()
-            .map(|(index, counts)| {
-                let score = terms
-                    .iter()
-                    .filter_map(|term| {
-                        let tf = *counts.get(term)?;
-                        let df = self.document_frequency[term];
-                        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-                        let norm = 1.0 - 0.75 + 0.75 * self.lengths[index] / self.average;
-                        Some(idf * tf * 2.2 / (tf + 1.2 * norm))
-                    })
-                    .sum::<f64>();
-                (index, score)
-            })
+        let n = self.lengths.len() as f64;
+        let mut scores: HashMap<usize, f64> = HashMap::new();
+        for term in &terms {
+            let Some(documents) = self.postings.get(term) else {
+                continue;
+            };
+            let df = documents.len() as f64;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for &(index, tf) in documents {
+                let norm = 1.0 - 0.75 + 0.75 * self.lengths[index] / self.average;
+                *scores.entry(index).or_default() += idf * tf * 2.2 / (tf + 1.2 * norm);
+            }
+        }
+        let mut scored: Vec<(usize, f64)> = scores
+            .into_iter()
             .filter(|(_, score)| *score > 0.0)
             .collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
