@@ -12,10 +12,7 @@
 //! three): recall@k is the share of them in the first k, out of at most k; MRR is the
 //! reciprocal rank of the first right one.
 
-#[path = "../benches/support/catalog.rs"]
-mod catalog;
-
-use catalog::{PlainBm25, registry_of};
+use crate::catalog::{PlainBm25, registry_of};
 use serde_json::{Map, Value, json};
 use toolwright::{Effect, ToolSpec};
 

@@ -11,6 +11,11 @@ mod setup;
 
 mod support;
 
+/// The search tests' catalogs and textbook BM25, shared with the search benchmark.
+#[cfg(feature = "search")]
+#[path = "../benches/support/catalog.rs"]
+mod catalog;
+
 mod agent_loop;
 mod agreement;
 mod call_examples;

@@ -6,10 +6,7 @@
 //! so its figures say little of other catalogs. The quality figures are measured on
 //! public sets (`heldout_search.rs`).
 
-#[path = "../benches/support/catalog.rs"]
-mod catalog;
-
-use catalog::{PlainBm25, catalog, queries, registry_of};
+use crate::catalog::{PlainBm25, catalog, queries, registry_of};
 
 /// Recall@5 of the registry's search on the fixture, measured when it was written.
 const MEASURED_RECALL_AT_5: f64 = 0.914;
@@ -81,7 +78,7 @@ mod deferred {
     use toolwright::search::{LoadedTools, ToolSearch};
     use toolwright::{Context, Dialect, ErrorKind, Registry, ToolCall, ToolResult};
 
-    use super::catalog::{catalog, registry_of};
+    use crate::catalog::{catalog, registry_of};
 
     const OPENAI: Dialect = Dialect::OpenAiResponses { strict: true };
     const ANTHROPIC: Dialect = Dialect::Anthropic { strict: false };
@@ -311,7 +308,7 @@ mod mcp {
     use toolwright::mcp::McpServer;
     use toolwright::search::ToolSearch;
 
-    use super::catalog::{catalog, registry_of};
+    use crate::catalog::{catalog, registry_of};
 
     #[tokio::test]
     async fn tools_list_shows_the_search_and_a_call_finds_the_rest() {
