@@ -29,47 +29,28 @@ impl Registry {
         notes: &mut Notes<'r>,
         gate: Gate,
     ) -> Result<Admitted<'r>, ToolError> {
-        let ReadCall {
-            entry,
-            tool,
-            spec,
-            prepared,
-            normalized,
-        } = crate::telemetry::in_phase!(
+        let read = crate::telemetry::in_phase!(
             notes.span,
             "read_arguments",
             self.read_call(call, &mut notes.repairs, Some(ctx))
         )?;
-        notes.entry = Some(entry);
-        let effect = effect_of(tool, spec, &prepared);
+        notes.entry = Some(read.entry);
+        let effect = effect_of(read.tool, read.spec, &read.prepared);
         notes.effect = Some(effect);
-        crate::telemetry::record_call(&notes.span, &self.settings.telemetry, tool, call);
+        crate::telemetry::record_call(&notes.span, &self.settings.telemetry, read.tool, call);
         crate::telemetry::record(&notes.span, "toolwright.effect.classified", effect.as_str());
         let caller = ctx.get::<Caller>();
-        let read = Read {
-            entry,
-            tool,
-            spec,
-            prepared: &prepared,
-            normalized: normalized.as_deref(),
-            effect,
-            caller,
-        };
         crate::telemetry::in_phase!(
             notes.span,
             "policy",
-            self.check_caller(call, &read, notes, gate)
+            self.check_caller(call, &read, effect, caller, notes, gate)
         )?;
-        let claim = spec.needs_idempotency_key(effect).then(|| {
-            let arguments = arguments_value(call, normalized.as_deref());
-            ClaimKey::for_call(&spec.name, call, caller, &arguments)
+        let claim = read.spec.needs_idempotency_key(effect).then(|| {
+            let arguments = arguments_value(call, read.normalized.as_deref());
+            ClaimKey::for_call(&read.spec.name, call, caller, &arguments)
         });
         Ok(Admitted {
-            entry,
-            tool,
-            spec,
-            prepared,
-            normalized,
+            read,
             effect,
             claim,
         })
@@ -81,19 +62,20 @@ impl Registry {
     fn check_caller(
         &self,
         call: &ToolCall,
-        read: &Read<'_>,
+        read: &ReadCall<'_>,
+        effect: Effect,
+        caller: Option<&Caller>,
         notes: &mut Notes<'_>,
         gate: Gate,
     ) -> Result<(), ToolError> {
-        let Read {
+        let ReadCall {
             entry,
             tool,
             spec,
             prepared,
             normalized,
-            effect,
-            caller,
-        } = *read;
+        } = read;
+        let (tool, spec, normalized) = (*tool, *spec, normalized.as_deref());
         // Scopes are the caller's credentials: checked on every path, approved or not.
         check_scopes(spec, caller).inspect_err(|_| {
             crate::telemetry::record(&notes.span, "toolwright.policy.decision", "deny");
@@ -166,10 +148,11 @@ impl Registry {
         let verdict = match self.admit(ctx, call, &mut notes, Gate::Full) {
             Ok(admitted) => {
                 let description = admitted
+                    .read
                     .tool
-                    .describe_call(&admitted.prepared)
+                    .describe_call(&admitted.read.prepared)
                     .unwrap_or_else(|| {
-                        let arguments = admitted.normalized.as_deref().map_or_else(
+                        let arguments = admitted.read.normalized.as_deref().map_or_else(
                             || match &call.arguments {
                                 CallArguments::Json(json) => json.clone(),
                                 CallArguments::Value(value) => value.to_string(),
@@ -274,35 +257,14 @@ pub(crate) enum Gate {
     Approved,
 }
 
-/// What the checks after the arguments look at.
-#[derive(Clone, Copy)]
-struct Read<'a> {
-    entry: &'a Entry,
-    tool: &'a dyn Tool,
-    spec: &'a crate::spec::ToolSpec,
-    prepared: &'a Prepared,
-    /// The arguments as read, when they differ from the call's.
-    normalized: Option<&'a Value>,
-    effect: Effect,
-    caller: Option<&'a Caller>,
-}
-
-/// A call past every check, ready to run.
+/// A call past every check, ready to run: its tool, entry and arguments as read, its
+/// effect, and the key it claims when its side effects must not happen twice.
 pub(super) struct Admitted<'r> {
-    /// The tool's entry: its settings, resolved when the registry was built.
-    pub(super) entry: &'r Entry,
-    pub(super) tool: &'r dyn Tool,
-    pub(super) spec: &'r crate::spec::ToolSpec,
-    pub(super) prepared: Prepared,
-    /// The arguments as read after repairs and decoding, when they differ from the call's.
-    /// (Boxed: rare, and the largest field otherwise.)
-    pub(super) normalized: Option<Box<Value>>,
+    pub(super) read: ReadCall<'r>,
     pub(super) effect: Effect,
-    /// The key a call with side effects that must not happen twice claims before it runs.
     pub(super) claim: Option<ClaimKey>,
 }
 
-/// The call's arguments as a JSON value: as read (after repairs), or as they arrived.
 /// The effect of this call: the declared one, or (for a dynamic tool) the classifier's,
 /// the riskiest class when it cannot say or panics.
 #[inline]
@@ -340,6 +302,7 @@ fn check_scopes(spec: &crate::spec::ToolSpec, caller: Option<&Caller>) -> Result
     ))
 }
 
+/// The call's arguments as a JSON value: as read (after repairs), or as they arrived.
 pub(super) fn arguments_value(call: &ToolCall, normalized: Option<&Value>) -> Value {
     normalized
         .cloned()

@@ -6,7 +6,7 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt as _;
 
 use super::claim::Held;
-use super::gate::Admitted;
+use super::gate::{Admitted, ReadCall};
 use super::{Notes, Run};
 use crate::call::ToolCall;
 use crate::context::Context;
@@ -37,9 +37,9 @@ impl Registry {
             return self.run_with_retries(ctx, call, admitted, false, &notes.span);
         };
         Run::Running(ToolFuture::new(async move {
-            let (spec, effect) = (admitted.spec, admitted.effect);
+            let (spec, effect) = (admitted.read.spec, admitted.effect);
             let name = &spec.name;
-            let limit = admitted.entry.settings.timeout;
+            let limit = admitted.read.entry.settings.timeout;
             let claimed = self.claim(&claim, name, limit, "idempotency key").await;
             let outcome = match &claimed {
                 Ok(()) => "claimed",
@@ -76,10 +76,14 @@ impl Registry {
         span: &tracing::Span,
     ) -> Run<'a> {
         let Admitted {
-            entry,
-            spec,
-            prepared,
-            normalized,
+            read:
+                ReadCall {
+                    entry,
+                    spec,
+                    prepared,
+                    normalized,
+                    ..
+                },
             effect,
             ..
         } = admitted;
