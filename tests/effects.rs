@@ -405,7 +405,7 @@ fn an_external_call_with_a_seen_key_returns_the_first_result() {
 #[cfg(feature = "redb")]
 #[test]
 fn the_persistent_store_catches_a_duplicate_after_a_restart() {
-    use toolwright::idempotency::RedbStore;
+    use toolwright::idempotency::{Idempotency, RedbStore};
     let path = std::env::temp_dir().join(format!(
         "toolwright-idempotency-{}.redb",
         std::process::id()
@@ -416,7 +416,7 @@ fn the_persistent_store_catches_a_duplicate_after_a_restart() {
         let registry = Registry::builder()
             .with(Charge)
             .defaults(ToolSettings::new().policy(AllowAll))
-            .with_idempotency_store(RedbStore::open(&path).unwrap())
+            .with_idempotency(Idempotency::new(RedbStore::open(&path).unwrap()))
             .build()
             .unwrap();
         let first = block_on(registry.dispatch(
@@ -429,7 +429,7 @@ fn the_persistent_store_catches_a_duplicate_after_a_restart() {
     let registry = Registry::builder()
         .with(Charge)
         .defaults(ToolSettings::new().policy(AllowAll))
-        .with_idempotency_store(RedbStore::open(&path).unwrap())
+        .with_idempotency(Idempotency::new(RedbStore::open(&path).unwrap()))
         .build()
         .unwrap();
     let again = block_on(registry.dispatch(

@@ -425,7 +425,7 @@ fn replicas_accept_each_others_tickets_only_with_the_shared_secret_and_spend_the
         Registry::builder()
             .with(Refund)
             .with_approval_secret(secret)
-            .with_idempotency_store(store.clone())
+            .with_idempotency(Idempotency::new(store.clone()))
             .build()
             .unwrap()
     };
@@ -525,7 +525,7 @@ fn a_store_that_cannot_answer_stops_the_call_and_is_named() {
     let registry = Registry::builder()
         .with(Refund)
         .defaults(ToolSettings::new().policy(AllowAll))
-        .with_idempotency_store(Unreachable)
+        .with_idempotency(Idempotency::new(Unreachable))
         .build()
         .unwrap();
     let ctx = context();

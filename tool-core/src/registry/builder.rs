@@ -12,7 +12,7 @@ use super::toolset::{Prefixed, check_examples};
 use super::{Builtin, Entry, Registry, RegistryError, RegistryErrors, Resolved, ToolSettings};
 use crate::context::Context;
 use crate::event::Event;
-use crate::idempotency::{Idempotency, IdempotencyStore};
+use crate::idempotency::Idempotency;
 use crate::output::ArtifactStore;
 use crate::spec::ToolSpec;
 use crate::tool::Tool;
@@ -201,14 +201,9 @@ impl RegistryBuilder {
     }
 
     /// Sets where idempotency keys and spent approval tickets are kept (default: in
-    /// memory), keeping the lease, retention and wait times.
-    pub fn with_idempotency_store(mut self, store: impl IdempotencyStore + 'static) -> Self {
-        self.settings.idempotency.store = Arc::new(store);
-        self
-    }
-
-    /// Sets the idempotency store and the times that bound a claim (lease, retention,
-    /// wait); see [`Idempotency`].
+    /// memory) and the times that bound a claim (lease, retention, wait):
+    /// `with_idempotency(Idempotency::new(store))` keeps the default times. See
+    /// [`Idempotency`].
     pub fn with_idempotency(mut self, idempotency: Idempotency) -> Self {
         self.settings.idempotency = idempotency;
         self
