@@ -8,8 +8,10 @@
 
 use crate::catalog::{PlainBm25, catalog, queries, registry_of};
 
-/// Recall@5 of the registry's search on the fixture, measured when it was written.
-const MEASURED_RECALL_AT_5: f64 = 0.914;
+/// Recall@5 of the registry's search on the fixture: 0.914 when the ranking was written
+/// (with a table of verb synonyms tuned on this fixture), 0.814 since that table was
+/// dropped for hurting the public sets (`heldout_search.rs`).
+const MEASURED_RECALL_AT_5: f64 = 0.814;
 
 /// Recall@1, recall@5 and mean reciprocal rank of a ranking function.
 fn quality(queries: &[(String, String)], rank: impl Fn(&str) -> Vec<String>) -> (f64, f64, f64) {
