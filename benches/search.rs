@@ -38,7 +38,7 @@ fn search(c: &mut Criterion) {
             black_box(registry.search(&queries[next].0, 5).len())
         })
     });
-    group.bench_function("baseline: plain BM25 scan, top 5", |b| {
+    group.bench_function("baseline: textbook BM25, top 5", |b| {
         b.iter(|| {
             next = (next + 1) % queries.len();
             black_box(plain.rank(&queries[next].0, 5).len())
