@@ -12,9 +12,9 @@
 //! three): recall@k is the share of them in the first k, out of at most k; MRR is the
 //! reciprocal rank of the first right one.
 
-use crate::catalog::{PlainBm25, registry_of};
-use serde_json::{Map, Value, json};
-use toolwright::{Effect, ToolSpec};
+use crate::catalog::{PlainBm25, registry_of, spec_of};
+use serde_json::Value;
+use toolwright::ToolSpec;
 
 /// One public set: its tools, and its queries with their right tools and half.
 struct HeldOut {
@@ -40,23 +40,7 @@ fn read(set: &str, file: &str) -> Vec<Value> {
 }
 
 fn held_out(name: &'static str) -> HeldOut {
-    let specs = read(name, "tools.json")
-        .iter()
-        .map(|tool| {
-            let properties: Map<String, Value> = tool["arguments"]
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(name, text)| (name.clone(), json!({"type": "string", "description": text})))
-                .collect();
-            ToolSpec::new(
-                tool["name"].as_str().unwrap(),
-                tool["description"].as_str().unwrap(),
-                json!({"type": "object", "properties": properties}),
-                Effect::ReadOnly,
-            )
-        })
-        .collect();
+    let specs = read(name, "tools.json").iter().map(spec_of).collect();
     let queries = read(name, "queries.json")
         .iter()
         .map(|query| Query {

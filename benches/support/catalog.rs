@@ -39,27 +39,31 @@ pub fn fixture(name: &str) -> Value {
         .expect("the fixture is JSON")
 }
 
-/// The catalog's tools as specs: each argument a string with its description.
+/// The catalog's tools as specs.
 pub fn catalog() -> Vec<ToolSpec> {
     fixture("tools.json")
         .as_array()
         .unwrap()
         .iter()
-        .map(|tool| {
-            let properties: Map<String, Value> = tool["arguments"]
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(name, text)| (name.clone(), json!({"type": "string", "description": text})))
-                .collect();
-            ToolSpec::new(
-                tool["name"].as_str().unwrap(),
-                tool["description"].as_str().unwrap(),
-                json!({"type": "object", "properties": properties, "additionalProperties": false}),
-                Effect::ReadOnly,
-            )
-        })
+        .map(spec_of)
         .collect()
+}
+
+/// A fixture's tool (`{name, description, arguments: {name: description}}`) as a spec:
+/// each argument a string with its description.
+pub fn spec_of(tool: &Value) -> ToolSpec {
+    let properties: Map<String, Value> = tool["arguments"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(name, text)| (name.clone(), json!({"type": "string", "description": text})))
+        .collect();
+    ToolSpec::new(
+        tool["name"].as_str().unwrap(),
+        tool["description"].as_str().unwrap(),
+        json!({"type": "object", "properties": properties, "additionalProperties": false}),
+        Effect::ReadOnly,
+    )
 }
 
 pub fn queries() -> Vec<(String, String)> {

@@ -17,6 +17,19 @@ pub(crate) fn jaro_winkler(a: &str, b: &str) -> f64 {
     jaro + 0.1 * prefix as f64 * (1.0 - jaro)
 }
 
+/// `candidates`, the closest to `name` first (case ignored; ties in name order).
+pub(crate) fn closest_first<'a>(
+    name: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Vec<&'a str> {
+    let name = name.to_lowercase();
+    let mut scored: Vec<(f64, &str)> = candidates
+        .map(|candidate| (jaro_winkler(&name, &candidate.to_lowercase()), candidate))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    scored.into_iter().map(|(_, candidate)| candidate).collect()
+}
+
 fn jaro(a: &[u8], b: &[u8], a_matched: &mut [bool], b_matched: &mut [bool]) -> f64 {
     if a.is_empty() && b.is_empty() {
         return 1.0;

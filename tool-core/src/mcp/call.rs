@@ -89,8 +89,8 @@ impl McpServer {
             },
         };
         let ask = self.client_approval && approval::can_ask(&context);
-        let arguments = request.arguments.clone().unwrap_or_default();
-        let call = tool_call(id, request.name.to_string(), arguments, key, &self.session);
+        let arguments = request.arguments.unwrap_or_default();
+        let call = tool_call(id, request.name.into_owned(), arguments, key, &self.session);
         let work = async {
             match resumed {
                 Some((ticket, decision)) => self.registry.resume(ctx, &ticket, decision).await,

@@ -31,12 +31,11 @@ pub(crate) struct ToolParts<'a> {
 impl<'a> ToolParts<'a> {
     /// The parts of `spec`'s tool: its input schema lowered for MCP, and its whole-call
     /// examples as a model writes them (the `examples` keyword of the input schema).
-    pub(super) fn of(spec: &'a ToolSpec, input_schema: Value, examples: Vec<Value>) -> Self {
-        let mut input_schema = match input_schema {
-            Value::Object(schema) => schema,
-            // A tool's schema is an object, and lowering keeps it one.
-            other => Map::from_iter([("allOf".to_owned(), json!([other]))]),
-        };
+    pub(super) fn of(
+        spec: &'a ToolSpec,
+        mut input_schema: Map<String, Value>,
+        examples: Vec<Value>,
+    ) -> Self {
         if !examples.is_empty() {
             input_schema.insert("examples".into(), Value::Array(examples));
         }

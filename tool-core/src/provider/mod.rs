@@ -59,7 +59,17 @@ pub fn definition(spec: &ToolSpec, dialect: Dialect) -> Result<Value, LoweringEr
 /// `spec`'s MCP tool, in the parts both its JSON and the MCP server's typed `Tool` are
 /// written from; or what MCP cannot express.
 pub(crate) fn mcp_tool(spec: &ToolSpec) -> Result<mcp::ToolParts<'_>, LoweringErrors> {
-    let schema = lower_schema(&spec.name, &spec.input_schema, Dialect::Mcp.target())?;
+    let Value::Object(schema) =
+        lower_schema(&spec.name, &spec.input_schema, Dialect::Mcp.target())?
+    else {
+        return Err(vec![crate::schema::lower::LoweringError {
+            tool: spec.name.clone(),
+            path: String::new(),
+            target: Dialect::Mcp.target(),
+            reason: "MCP takes an input schema that is an object; give the tool one".to_owned(),
+        }]
+        .into());
+    };
     Ok(mcp::ToolParts::of(
         spec,
         schema,

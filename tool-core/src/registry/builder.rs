@@ -347,18 +347,9 @@ impl RegistryBuilder {
 
     /// The error for a name no tool has, naming the closest one.
     fn unknown(&self, name: &str) -> RegistryError {
-        let closest = self
-            .by_name
-            .keys()
-            .map(|candidate| {
-                let score = crate::similarity::jaro_winkler(
-                    &name.to_lowercase(),
-                    &candidate.to_lowercase(),
-                );
-                (score, candidate.as_str())
-            })
-            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(a.1)));
-        RegistryError::unknown(name, closest.map(|(_, name)| name))
+        let names = self.by_name.keys().map(String::as_str);
+        let closest = crate::similarity::closest_first(name, names);
+        RegistryError::unknown(name, closest.first().copied())
     }
 
     /// Adds `search_tools` and the deferral it serves, keeping what is wrong with them.

@@ -34,23 +34,12 @@ impl Registry {
 
     /// `closest_names` among the tools `ctx`'s caller is offered.
     fn closest_names_for(&self, ctx: Option<&Context>, name: &str) -> Vec<&str> {
-        let mut names: Vec<(f64, &str)> = self
+        let offered = self
             .by_name
             .iter()
             .filter(|&(_, &index)| self.offered(ctx, self.entries[index].tool.spec()))
-            .map(|(candidate, _)| candidate)
-            .map(|candidate| {
-                (
-                    crate::similarity::jaro_winkler(
-                        &name.to_lowercase(),
-                        &candidate.to_lowercase(),
-                    ),
-                    candidate.as_str(),
-                )
-            })
-            .collect();
-        names.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-        names.into_iter().map(|(_, name)| name).collect()
+            .map(|(candidate, _)| candidate.as_str());
+        crate::similarity::closest_first(name, offered)
     }
 
     /// Whether `spec` is offered to the caller in `ctx` (`None`: the harness itself,
