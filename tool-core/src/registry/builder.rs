@@ -50,6 +50,8 @@ pub struct RegistryBuilder {
     errors: Vec<RegistryError>,
     #[cfg(feature = "search")]
     search: Option<crate::search::ToolSearch>,
+    #[cfg(feature = "search")]
+    semantic: Option<crate::search::SemanticSearch>,
 }
 
 /// A tool added, not yet built into an entry.
@@ -70,6 +72,8 @@ impl RegistryBuilder {
             errors: Vec::new(),
             #[cfg(feature = "search")]
             search: None,
+            #[cfg(feature = "search")]
+            semantic: None,
         }
     }
 
@@ -287,13 +291,25 @@ impl RegistryBuilder {
 
     /// Defers the registry's tools behind the built-in `search_tools` (read-only): the
     /// model is shown it and the tools `search` always loads; a search returns the best
-    /// matches (BM25F, [`Registry::search`]) as definitions in the search's dialect, and
-    /// they become listed and callable for the conversation
+    /// matches (ranked as [`Registry::search`] ranks: by meaning too under
+    /// [`RegistryBuilder::with_semantic_search`]) as definitions in the search's dialect,
+    /// or Anthropic `tool_reference` blocks, and they become listed and callable for the
+    /// conversation
     /// ([`LoadedTools`](crate::search::LoadedTools)). An always-loaded name that is not a
     /// tool, or a tool already named `search_tools`, is an error `build` reports.
     #[cfg(feature = "search")]
     pub fn with_tool_search(mut self, search: crate::search::ToolSearch) -> Self {
         self.search = Some(search);
+        self
+    }
+
+    /// Ranks searches by meaning as well as words ([`Registry::search`], `search_tools`):
+    /// the fusion of BM25F and the cosine of `search`'s embedder, which finds "book a
+    /// table" in `reserve_restaurant`. The tools are embedded at the first search, or
+    /// come from the vectors `search` was given.
+    #[cfg(feature = "search")]
+    pub fn with_semantic_search(mut self, search: crate::search::SemanticSearch) -> Self {
+        self.semantic = Some(search);
         self
     }
 
@@ -339,7 +355,7 @@ impl RegistryBuilder {
             settings: self.settings,
             rendered: Default::default(),
             #[cfg(feature = "search")]
-            search_index: Default::default(),
+            search_index: super::search::Cached::new(self.semantic),
             #[cfg(feature = "search")]
             deferred,
         })

@@ -10,19 +10,38 @@ use crate::content::ContentBlock;
 use crate::context::Context;
 use crate::dialect::Dialect;
 use crate::error::ToolError;
-use crate::search::{Deferred, LoadedTools, SEARCH_TOOLS, SearchArgs, SearchHit, SearchIndex};
+use crate::search::{
+    Deferred, EmbedError, LoadedTools, SEARCH_TOOLS, SearchArgs, SearchHit, SearchIndex, Semantic,
+    SemanticSearch, ToolVectors,
+};
 use crate::tool::{Prepared, ToolFuture, ToolOutput};
 
-/// A registry's index, built at the first search after the last registration.
-#[derive(Default)]
-pub(super) struct Cached(OnceLock<Arc<SearchIndex>>);
+/// A registry's index, built at the first search, and its search by meaning.
+pub(super) struct Cached {
+    lexical: OnceLock<Arc<SearchIndex>>,
+    semantic: Option<Semantic>,
+}
+
+impl Cached {
+    pub(super) fn new(semantic: Option<SemanticSearch>) -> Self {
+        Self {
+            lexical: OnceLock::new(),
+            semantic: semantic.map(Semantic::new),
+        }
+    }
+}
 
 impl Registry {
     /// The `limit` tools that best match `query`, best first: ranked by BM25F over each
     /// tool's name (split at `_`, `-` and case changes), title, description, argument
     /// names and descriptions, and argument examples, words stemmed. Tools sharing no
     /// word with the query are left out. The index is built at the first search
-    /// (milliseconds for thousands of tools) and kept until a tool is added.
+    /// (milliseconds for thousands of tools).
+    ///
+    /// With [`RegistryBuilder::with_semantic_search`](super::RegistryBuilder::with_semantic_search),
+    /// the ranking fuses BM25F's with the embedder's (tools closest in meaning), and a
+    /// tool that shares no word with the query can be found; if the embedder fails, the
+    /// search falls back to words.
     ///
     /// ```
     /// # use toolwright::{tool, Registry};
@@ -48,16 +67,45 @@ impl Registry {
         self.search_where(query, limit, Some(ctx))
     }
 
+    /// The vectors of the registry's tools under
+    /// [`RegistryBuilder::with_semantic_search`](super::RegistryBuilder::with_semantic_search),
+    /// computed now if no search has yet: save them
+    /// ([`ToolVectors::save`](crate::search::ToolVectors::save)) and give them to the
+    /// next process, which then embeds nothing at start-up. An error when the registry
+    /// has no semantic search or its embedder failed.
+    pub fn tool_vectors(&self) -> Result<ToolVectors, EmbedError> {
+        let Some(semantic) = &self.search_index.semantic else {
+            return Err(EmbedError::new(
+                "the registry has no semantic search (RegistryBuilder::with_semantic_search)",
+            ));
+        };
+        match semantic.index(self.specs()) {
+            Ok(index) => Ok(index.vectors().clone()),
+            Err(error) => Err(error.clone()),
+        }
+    }
+
     fn search_where(&self, query: &str, limit: usize, ctx: Option<&Context>) -> Vec<SearchHit<'_>> {
         let index = self
             .search_index
-            .0
+            .lexical
             .get_or_init(|| Arc::new(SearchIndex::build(self.specs())));
         let filters = ctx.is_some() || self.filters();
-        index
-            .search(query, limit, |tool| {
-                !filters || self.visible(ctx, self.entry_at(tool).tool.spec())
-            })
+        let admit = |tool| !filters || self.visible(ctx, self.entry_at(tool).tool.spec());
+        let semantic = self.search_index.semantic.as_ref();
+        let depth = if semantic.is_some() {
+            limit.max(100)
+        } else {
+            limit
+        };
+        let mut ranked = index.search(query, depth, admit);
+        if let Some(fused) =
+            semantic.and_then(|semantic| semantic.fuse(self.specs(), query, &ranked, limit, admit))
+        {
+            ranked = fused;
+        }
+        ranked.truncate(limit);
+        ranked
             .into_iter()
             .map(|(tool, score)| SearchHit {
                 name: &self.entry_at(tool).tool.spec().name,

@@ -126,15 +126,20 @@ impl SearchIndex {
             .map(|(tool, score)| (tool as usize, score))
             .filter(|&(tool, _)| admit(tool))
             .collect();
-        let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if ranked.len() > limit && limit > 0 {
-            ranked.select_nth_unstable_by(limit - 1, order);
-            ranked.truncate(limit);
-        }
-        ranked.truncate(limit);
-        ranked.sort_unstable_by(order);
+        best_first(&mut ranked, limit);
         ranked
     }
+}
+
+/// Keeps the `limit` best of `ranked` (`(tool, score)`), sorted best first, ties in
+/// registration order.
+pub(crate) fn best_first(ranked: &mut Vec<(usize, f32)>, limit: usize) {
+    let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if ranked.len() > limit && limit > 0 {
+        ranked.select_nth_unstable_by(limit - 1, order);
+    }
+    ranked.truncate(limit);
+    ranked.sort_unstable_by(order);
 }
 
 /// A tool's terms, field by field.

@@ -1,7 +1,10 @@
 //! Tool search for large catalogs (feature `search`): the index that ranks tools for a
 //! query by BM25F over their names, descriptions and argument docs (`index.rs`), and
-//! deferred loading behind `search_tools` (`deferred.rs`). The registry keeps both and
-//! answers `Registry::search` (`registry/search.rs`).
+//! deferred loading behind `search_tools` (`deferred.rs`). Beside the words, a search can
+//! rank by meaning: an [`Embedder`] (`embedder.rs`) gives each tool a vector, kept
+//! between processes as [`ToolVectors`] (`vectors.rs`), and the ranking by cosine is
+//! fused with BM25F's (`semantic.rs`); `bert.rs` is a local embedder (feature `embed`).
+//! The registry keeps all of it and answers `Registry::search` (`registry/search.rs`).
 //!
 //! The scorer is this crate's own (`index.rs`), with Snowball stemming from
 //! `rust-stemmers`: the `bm25` crate scores one text per document (no field weights) and
@@ -9,19 +12,31 @@
 //! engine, with on-disk segments, for what is at most tens of thousands of short
 //! documents held in memory.
 
+#[cfg(feature = "embed")]
+mod bert;
 mod deferred;
+mod embedder;
 mod index;
+mod semantic;
 mod tokens;
+mod vectors;
 
+#[cfg(feature = "embed")]
+pub use bert::BertEmbedder;
 pub(crate) use deferred::{Deferred, SearchArgs};
 pub use deferred::{LoadedTools, SEARCH_TOOLS, ToolSearch};
+pub use embedder::{EmbedError, Embedder};
 pub(crate) use index::SearchIndex;
+pub(crate) use semantic::Semantic;
+pub use semantic::SemanticSearch;
+pub use vectors::ToolVectors;
 
 /// One tool a search found.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SearchHit<'a> {
     /// The tool's name.
     pub name: &'a str,
-    /// How well it matches (BM25F; comparable within one query only).
+    /// How well it matches, comparable within one query only: the BM25F score, or with
+    /// [`SemanticSearch`] the fused reciprocal-rank score.
     pub score: f32,
 }

@@ -47,7 +47,7 @@ impl Tokenizer {
 /// The words of `text`: runs of letters and digits, cut where a lowercase letter or a
 /// digit is followed by an uppercase one (`listPullRequests`) and where an uppercase run
 /// ends before a lowercase letter (`HTTPServer` → `HTTP`, `Server`).
-fn words(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|run| !run.is_empty())
         .flat_map(split_case)
