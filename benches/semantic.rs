@@ -156,10 +156,14 @@ fn semantic(c: &mut Criterion) {
         .map(|spec| format!("{}: {}", spec.name.replace('_', " "), spec.description))
         .collect();
     group.sample_size(10);
+    let mut start = 0;
     group.bench_function("16 tools, one batch", |b| {
         b.iter(|| {
-            next = (next + 16) % 64;
-            let batch: Vec<&str> = texts[next..next + 16].iter().map(String::as_str).collect();
+            start = (start + 16) % texts.len();
+            let batch: Vec<&str> = texts[start..start + 16]
+                .iter()
+                .map(String::as_str)
+                .collect();
             black_box(embedder.embed(&batch).unwrap().len())
         })
     });

