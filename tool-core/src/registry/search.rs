@@ -80,7 +80,7 @@ impl Registry {
             ));
         };
         match semantic.index(self.specs()) {
-            Ok(index) => Ok(index.vectors().clone()),
+            Ok(index) => Ok(index.vectors()),
             Err(error) => Err(error.clone()),
         }
     }

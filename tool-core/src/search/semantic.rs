@@ -7,7 +7,7 @@
 //! to 60, the words weighted 1 to 4) and a min-max normalisation of both scores. Rank
 //! fusion lost on every set: it throws away how sure each ranker is, and the two differ
 //! most where one is much surer (a request that names a tool's rare words). The weight,
-//! 0.5, is the one that came within 0.02 of the better component on every set; 0.2
+//! 0.5, is the one that came within 0.022 of the better component on every set; 0.2
 //! favours paraphrases (MetaTool), 1 and more the exact terms (Seal-Tools).
 
 use std::fmt;
@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 use super::embedder::{EmbedError, Embedder};
 use super::index::best_first;
 use super::tokens::words;
-use super::vectors::{ToolVectors, digest};
+use super::vectors::{TextDigest, ToolVectors, digest};
 use crate::spec::ToolSpec;
 
 /// How much the words count against the meaning by default.
@@ -167,8 +167,10 @@ impl Semantic {
 pub(crate) struct SemanticIndex {
     dimensions: usize,
     rows: Vec<f32>,
-    /// The same vectors under their texts' digests, for `Registry::tool_vectors`.
-    vectors: ToolVectors,
+    /// The model, and each row's text digest: what `Registry::tool_vectors` keeps them
+    /// under.
+    model: String,
+    digests: Vec<TextDigest>,
 }
 
 impl SemanticIndex {
@@ -227,13 +229,24 @@ impl SemanticIndex {
         Ok(Self {
             dimensions,
             rows,
-            vectors,
+            model: model.to_owned(),
+            digests,
         })
     }
 
     /// The tools' vectors, under their texts' digests.
-    pub(crate) fn vectors(&self) -> &ToolVectors {
-        &self.vectors
+    pub(crate) fn vectors(&self) -> ToolVectors {
+        let mut vectors = ToolVectors::for_model(&self.model);
+        if self.dimensions > 0 {
+            for (digest, row) in self
+                .digests
+                .iter()
+                .zip(self.rows.chunks_exact(self.dimensions))
+            {
+                vectors.insert(*digest, row.into());
+            }
+        }
+        vectors
     }
 
     /// A query's vector, checked and normalised.
@@ -415,7 +428,7 @@ mod tests {
     fn given_vectors_are_not_embedded_again_and_changed_texts_are() {
         let specs = specs();
         let first = Semantic::new(SemanticSearch::new(concepts()));
-        let saved = first.index(specs.iter()).unwrap().vectors().clone();
+        let saved = first.index(specs.iter()).unwrap().vectors();
         assert_eq!(saved.len(), 3);
         let embedder = Arc::new(concepts());
         let second =
