@@ -6,12 +6,12 @@
 #![deny(missing_docs)]
 
 pub use toolwright_core::{
-    Annotations, Arguments, CallArguments, Content, ContentBlock, Context, ContextType, Dialect,
-    DryRun, DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event, Idempotence, IntoToolOutput,
-    MissingContext, Observation, Prepared, Problem, Registry, RegistryBuilder, RegistryError,
-    RegistryErrors, Retry, SchemaGenerator, Telemetry, Tool, ToolCall, ToolError, ToolFuture,
-    ToolOutcome, ToolOutput, ToolResult, ToolSchema, ToolSettings, ToolSpec, Toolset,
-    is_valid_tool_name,
+    Annotations, Arguments, CallArguments, Callers, Content, ContentBlock, Context, ContextType,
+    Dialect, DryRun, DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event, Idempotence,
+    IntoToolOutput, MissingContext, Observation, Prepared, Problem, Registry, RegistryBuilder,
+    RegistryError, RegistryErrors, Retry, SchemaGenerator, Telemetry, Tool, ToolCall, ToolError,
+    ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema, ToolSettings, ToolSpec, Toolset,
+    Via, is_valid_tool_name,
 };
 
 // Each module lists what it exposes: an item added to the core is public here only when
@@ -23,10 +23,24 @@ pub mod approval {
     pub use toolwright_core::approval::{ApprovalDecision, ApprovalTicket, digest};
 }
 
+/// Code as the action: `run_code` runs a Python program the model wrote against the
+/// tools' stubs, in an embedded interpreter, every tool call gated like a direct one
+/// (feature `code`).
+#[cfg(feature = "code")]
+pub mod code {
+    pub use toolwright_core::code::{CodeLimits, CodeMode};
+}
+
 /// Context handles that only tools of a risky enough effect may take (checked at
 /// compile time).
 pub mod capability {
     pub use toolwright_core::capability::{ActsExternally, Destroys, Writes};
+}
+
+/// The API a program calls the tools through, typed from their contracts: Python and
+/// TypeScript stubs.
+pub mod stubs {
+    pub use toolwright_core::stubs::{Loose, Stubs};
 }
 
 /// Progress and log messages from inside a running tool.

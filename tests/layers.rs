@@ -37,7 +37,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("the schema model and the tool trait", &["schema", "tool"]),
     (
         "what surrounds a tool",
-        &["dialect", "idempotency", "observation", "otel", "policy"],
+        &[
+            "dialect",
+            "idempotency",
+            "observation",
+            "otel",
+            "policy",
+            "stubs",
+        ],
     ),
     ("approval tickets", &["approval"]),
     ("the wire: calls and results", &["call"]),
@@ -49,7 +56,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("search", &["search"]),
     ("the registry: tools and settings", &["registry"]),
     ("the call pipeline", &["dispatch"]),
-    ("servers", &["mcp"]),
+    (
+        "what runs calls itself: programs, servers",
+        &["code", "mcp"],
+    ),
 ];
 
 fn source_root() -> PathBuf {

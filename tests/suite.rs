@@ -9,6 +9,7 @@ mod tools;
 #[path = "../examples/agent/setup.rs"]
 mod setup;
 
+mod stubs;
 mod support;
 
 /// The search tests' catalogs and textbook BM25, shared with the search benchmark.
@@ -19,6 +20,8 @@ mod catalog;
 mod agent_loop;
 mod agreement;
 mod call_examples;
+#[cfg(feature = "code")]
+mod code_mode;
 mod coding_agent;
 mod content_and_feedback;
 mod derive_schemas;

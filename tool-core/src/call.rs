@@ -51,6 +51,14 @@ pub struct ToolCall {
     /// idempotency key includes this; set it whenever ids can repeat across sources.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub origin: Option<String>,
+    /// Who made the call: the model itself, or a program it wrote (`run_code` sets it
+    /// on each call its program makes; [`provider::parse_calls`] sets it on a call
+    /// made from the provider's hosted code execution). The dispatcher refuses a call
+    /// `via` a caller the tool is not offered to ([`Callers`](crate::spec::Callers)).
+    ///
+    /// [`provider::parse_calls`]: crate::provider::parse_calls
+    #[serde(skip)]
+    pub via: crate::spec::Via,
 }
 
 /// A call's arguments as they arrived: raw JSON text (OpenAI) or a parsed value
@@ -114,6 +122,12 @@ impl ToolCall {
         self
     }
 
+    /// Sets who made the call (see [`ToolCall::via`]).
+    pub fn made_via(mut self, via: crate::spec::Via) -> Self {
+        self.via = via;
+        self
+    }
+
     /// Sets where the call's id is unique (see [`ToolCall::origin`]).
     pub fn with_origin(mut self, origin: impl Into<String>) -> Self {
         self.origin = Some(origin.into());
@@ -133,6 +147,7 @@ impl ToolCall {
             written_for: None,
             idempotency_key: None,
             origin: None,
+            via: crate::spec::Via::Model,
         }
     }
 }

@@ -32,6 +32,20 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ErrorKind; 10] = [
+        ErrorKind::InvalidArguments,
+        ErrorKind::UnknownTool,
+        ErrorKind::Denied,
+        ErrorKind::NotFound,
+        ErrorKind::Conflict,
+        ErrorKind::Timeout,
+        ErrorKind::Cancelled,
+        ErrorKind::AwaitingApproval,
+        ErrorKind::Failed,
+        ErrorKind::Internal,
+    ];
+
     /// The name on the wire (`invalid_arguments`, ...).
     pub const fn as_str(self) -> &'static str {
         match self {

@@ -9,6 +9,8 @@ pub mod approval;
 mod arguments;
 mod call;
 pub mod capability;
+#[cfg(feature = "code")]
+pub mod code;
 mod content;
 mod context;
 mod dialect;
@@ -32,6 +34,7 @@ pub mod schema;
 pub mod search;
 mod similarity;
 mod spec;
+pub mod stubs;
 pub mod telemetry;
 mod timer;
 mod tool;
@@ -53,6 +56,6 @@ pub use registry::{
     Toolset,
 };
 pub use schema::{SchemaGenerator, ToolSchema};
-pub use spec::{Idempotence, ToolSpec, is_valid_tool_name};
+pub use spec::{Callers, Idempotence, ToolSpec, Via, is_valid_tool_name};
 pub use telemetry::Telemetry;
 pub use tool::{Arguments, IntoToolOutput, Prepared, Tool, ToolFuture, ToolOutcome, ToolOutput};

@@ -40,11 +40,64 @@ pub struct ToolSpec {
     pub examples: Vec<Value>,
     /// Scopes the caller must hold (`#[tool(scopes = ["payments:write"])]`).
     pub scopes: Vec<String>,
+    /// Who may call it: the model directly, a program the model wrote (code mode), or
+    /// both (`#[tool(callers = "code")]`); see [`Callers`].
+    pub callers: Callers,
     /// Some argument is read through serde's buffered content (an internally tagged or
     /// untagged enum, a flattened field), where serde takes more than the schema says (a
     /// struct from an array): the fast path then checks the arguments against the schema
     /// as well. Set by `#[tool]`; not part of the contract.
     pub(crate) reads_buffered: bool,
+}
+
+/// Who may call a tool: the model, in a call of its own ([`Via::Model`]), a program the
+/// model wrote and the registry runs (`run_code`, [`Via::Code`]), or both. The
+/// dispatcher enforces it on every call, not only in what each caller is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Callers {
+    /// Not declared: a read-only tool is offered to both, every other tool only to the
+    /// model directly, so a program can reach a tool with side effects only once its
+    /// author opts in (`callers = "code"` or `"any"`).
+    #[default]
+    Undeclared,
+    /// Only the model, directly.
+    Direct,
+    /// Only programs (`run_code`, or a provider's hosted code execution): the model sees
+    /// the tool as a function of the program's API, not as a tool of its own.
+    Code,
+    /// Both.
+    Any,
+}
+
+/// Where a call comes from, for [`Callers`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Via {
+    /// The model's own tool call.
+    #[default]
+    Model,
+    /// A program: toolwright's `run_code`, or code the provider runs (Anthropic's code
+    /// execution, OpenAI's programmatic calling), which marks the calls it makes.
+    Code,
+}
+
+impl Callers {
+    /// The rule in force for a tool of `effect`: never [`Callers::Undeclared`].
+    pub fn resolved(self, effect: Effect) -> Callers {
+        match (self, effect) {
+            (Callers::Undeclared, Effect::ReadOnly) => Callers::Any,
+            (Callers::Undeclared, _) => Callers::Direct,
+            (declared, _) => declared,
+        }
+    }
+
+    /// Whether a call `via` is allowed, for a tool of `effect`.
+    pub fn allow(self, effect: Effect, via: Via) -> bool {
+        matches!(
+            (self.resolved(effect), via),
+            (Callers::Any, _) | (Callers::Direct, Via::Model) | (Callers::Code, Via::Code)
+        )
+    }
 }
 
 /// What calling a tool twice with the same arguments does.
@@ -82,6 +135,7 @@ impl ToolSpec {
             open_world: false,
             examples: Vec::new(),
             scopes: Vec::new(),
+            callers: Callers::Undeclared,
             reads_buffered: false,
         }
     }
@@ -102,6 +156,18 @@ impl ToolSpec {
     pub fn with_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();
         self
+    }
+
+    /// Sets who may call the tool.
+    pub fn with_callers(mut self, callers: Callers) -> Self {
+        self.callers = callers;
+        self
+    }
+
+    /// Whether a call `via` may call this tool (its declared [`Callers`], or the
+    /// default for its effect).
+    pub fn offered_via(&self, via: Via) -> bool {
+        self.callers.allow(self.effect, via)
     }
 
     /// Sets what calling the tool twice does.
@@ -146,7 +212,7 @@ impl Serialize for ToolSpec {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct as _;
         let annotations = self.annotations();
-        let mut out = serializer.serialize_struct("ToolSpec", 12)?;
+        let mut out = serializer.serialize_struct("ToolSpec", 13)?;
         out.serialize_field("name", &self.name)?;
         if let Some(title) = &self.title {
             out.serialize_field("title", title)?;
@@ -168,6 +234,9 @@ impl Serialize for ToolSpec {
         }
         if self.idempotence == Idempotence::NotIdempotent {
             out.serialize_field("deduplicate", &true)?;
+        }
+        if self.callers != Callers::Undeclared {
+            out.serialize_field("callers", &self.callers)?;
         }
         out.end()
     }

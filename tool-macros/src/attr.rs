@@ -25,6 +25,8 @@ pub struct ToolOptions {
     /// function's name in PascalCase).
     pub companion: Option<syn::Ident>,
     pub scopes: Option<SpannedValue<StringList>>,
+    /// `callers = "direct" | "code" | "any"`: who may call the tool.
+    pub callers: Option<SpannedValue<String>>,
     pub classify: Option<syn::Path>,
     pub approval: Option<syn::Path>,
     pub describe: Option<syn::Path>,
@@ -278,6 +280,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "crate",
     "companion",
     "scopes",
+    "callers",
     "classify",
     "approval",
     "describe",

@@ -17,6 +17,7 @@ pub fn check_tool(tool: &ToolFn<'_>, errors: &Errors) {
     check_name(tool, errors);
     check_description(tool, errors);
     check_effect(tool, errors);
+    check_callers(tool, errors);
     check_hooks(tool, errors);
     check_argument_docs(tool, errors);
     crate::example::check_examples(tool, errors);
@@ -290,6 +291,35 @@ fn check_effect(tool: &ToolFn<'_>, errors: &Errors) {
         format!(
             "unknown effect \"{}\": use one of \"read_only\", \"write\", \"destructive\", \"external\", \"dynamic\"{hint}",
             effect.as_str()
+        ),
+    );
+}
+
+/// Who may call a tool, as written in `#[tool(callers = "...")]`.
+pub const CALLERS: [&str; 3] = ["direct", "code", "any"];
+
+fn check_callers(tool: &ToolFn<'_>, errors: &Errors) {
+    let Some(callers) = &tool.options.callers else {
+        return;
+    };
+    if CALLERS.contains(&callers.as_str()) {
+        return;
+    }
+    let synonym = match callers.to_ascii_lowercase().as_str() {
+        "model" | "llm" | "tool" => Some("direct"),
+        "program" | "programs" | "python" | "sandbox" | "run_code" | "programmatic" => Some("code"),
+        "both" | "all" | "*" => Some("any"),
+        _ => None,
+    };
+    let hint = match synonym.or_else(|| closest(callers, CALLERS)) {
+        Some(close) => format!("; did you mean \"{close}\"?"),
+        None => String::new(),
+    };
+    errors.error_at(
+        callers.span(),
+        format!(
+            "unknown callers \"{}\": use \"direct\" (the model calls the tool itself), \"code\" (only programs run by `run_code` call it) or \"any\"{hint}",
+            callers.as_str()
         ),
     );
 }

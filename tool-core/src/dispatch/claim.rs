@@ -18,7 +18,7 @@ impl Registry {
     /// Claims `claim` for a call of `tool`. An attempt in flight with the same key is
     /// waited for, within the call's own time limit (`limit`). `what` names the key in
     /// messages.
-    pub(super) async fn claim(
+    pub(crate) async fn claim(
         &self,
         claim: &ClaimKey,
         tool: &str,
@@ -85,7 +85,7 @@ impl Registry {
 
     /// Waits for `run`, renewing `claim`'s lease every third of it while the tool runs,
     /// so a long call keeps its key and a crashed process's key is free of it soon.
-    pub(super) async fn holding(&self, claim: &ClaimKey, run: Run<'_>) -> ToolOutcome {
+    pub(crate) async fn holding(&self, claim: &ClaimKey, run: Run<'_>) -> ToolOutcome {
         use futures_util::future::{Either, select};
         let run = match run {
             Run::Finished(outcome) => return outcome,
@@ -114,7 +114,7 @@ impl Registry {
     }
 
     /// Records how a claimed call ended (see [`settlement_for`]).
-    pub(super) async fn record(
+    pub(crate) async fn record(
         &self,
         claim: &ClaimKey,
         tool: &str,
@@ -138,9 +138,9 @@ impl Registry {
 }
 
 /// A key to claim in the idempotency store, with the digest of the call claiming it.
-pub(super) struct ClaimKey {
-    pub(super) key: String,
-    pub(super) digest: String,
+pub(crate) struct ClaimKey {
+    pub(crate) key: String,
+    pub(crate) digest: String,
 }
 
 impl ClaimKey {

@@ -15,6 +15,7 @@ use crate::effect::Effect;
 use crate::error::{ErrorKind, ToolError};
 use crate::policy::{Caller, Decision, PolicyRequest, missing_scopes};
 use crate::registry::{Entry, Registry};
+use crate::spec::Via;
 use crate::tool::{Arguments, Prepared, Tool};
 
 impl Registry {
@@ -221,6 +222,9 @@ impl Registry {
         let entry = self.lookup(ctx, &call.name)?;
         let tool = &*entry.tool;
         let spec = tool.spec();
+        if !spec.offered_via(call.via) {
+            return Err(not_offered_via(spec, call.via));
+        }
         let limits = crate::arguments::Limits {
             max_bytes: self.settings.max_argument_bytes,
             repair: self.settings.repair,
@@ -315,6 +319,30 @@ pub(super) fn arguments_value(call: &ToolCall, normalized: Option<&Value>) -> Va
 /// Seconds since the Unix epoch.
 pub(super) fn unix_seconds() -> u64 {
     crate::idempotency::unix_millis() / 1000
+}
+
+/// The refusal of a call from a caller the tool is not offered to (`#[tool(callers)]`),
+/// before its arguments are read.
+#[cold]
+fn not_offered_via(spec: &crate::spec::ToolSpec, via: Via) -> ToolError {
+    match via {
+        Via::Code => denied(
+            format!(
+                "'{}' is not offered to programs: the model calls it directly, as a tool of its own",
+                spec.name
+            ),
+            false,
+            "finish the program with what it has, and call this tool outside it",
+        ),
+        Via::Model => denied(
+            format!(
+                "'{}' is offered only to programs: call it from code, not as a tool of its own",
+                spec.name
+            ),
+            false,
+            "call it inside the program you run with the code tool",
+        ),
+    }
 }
 
 /// A `denied` error.

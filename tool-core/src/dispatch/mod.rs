@@ -16,7 +16,7 @@
 //! the arguments read (48) are moved once rather than through every phase's frame. What
 //! that saves is measured, not assumed: `scripts/measure/callgrind-dispatch`.
 
-mod claim;
+pub(crate) mod claim;
 mod gate;
 mod resume;
 mod run;
@@ -74,6 +74,7 @@ impl Registry {
                 Run::Finished(outcome) => outcome,
                 Run::Running(running) => running.instrument(span.clone()).await,
             };
+            self.take_left_ticket(&call, &outcome, &mut notes);
             crate::telemetry::in_span!(span, self.finish(call.id, call.name, outcome, notes))
         }
     }
@@ -86,25 +87,43 @@ impl Registry {
     }
 }
 
+impl Registry {
+    /// A ticket a built-in left for `call` (a program paused for a nested call's
+    /// approval), into its result.
+    #[inline]
+    pub(crate) fn take_left_ticket(
+        &self,
+        call: &ToolCall,
+        outcome: &ToolOutcome,
+        notes: &mut Notes<'_>,
+    ) {
+        if notes.ticket.is_none()
+            && matches!(outcome, Err(error) if error.kind == crate::error::ErrorKind::AwaitingApproval)
+        {
+            notes.ticket = self.left_tickets.take(call);
+        }
+    }
+}
+
 /// What the pipeline learned about a call on the way, for its result.
 pub(crate) struct Notes<'r> {
     /// The entry of the call's tool, once it is looked up: its settings, resolved when
     /// the registry was built.
-    pub(super) entry: Option<&'r Entry>,
+    pub(crate) entry: Option<&'r Entry>,
     /// The call's `execute_tool` span (disabled when nothing listens).
-    pub(super) span: tracing::Span,
+    pub(crate) span: tracing::Span,
     /// When the call began, for the duration metric (when metrics are on).
     #[cfg(feature = "otel")]
     pub(super) started: Option<std::time::Instant>,
     pub(super) repairs: Vec<String>,
-    pub(super) effect: Option<Effect>,
-    pub(super) duplicate: bool,
+    pub(crate) effect: Option<Effect>,
+    pub(crate) duplicate: bool,
     /// Boxed: rare, and large enough to double what every call carries.
-    pub(super) ticket: Option<Box<ApprovalTicket>>,
+    pub(crate) ticket: Option<Box<ApprovalTicket>>,
 }
 
 impl Notes<'_> {
-    pub(super) fn new(span: tracing::Span) -> Self {
+    pub(crate) fn new(span: tracing::Span) -> Self {
         Notes {
             entry: None,
             span,
@@ -127,7 +146,7 @@ impl Default for Notes<'_> {
 /// A run after its synchronous part: finished (every synchronous tool, and every call
 /// refused before it ran), or still running. Not a [`ToolFuture`]: wrapping a finished
 /// outcome in one and taking it out again would copy it twice on every call.
-pub(super) enum Run<'a> {
+pub(crate) enum Run<'a> {
     Finished(ToolOutcome),
     Running(ToolFuture<'a>),
 }

@@ -35,6 +35,13 @@ impl Registry {
         );
         call.origin.clone_from(&ticket.origin);
         call.idempotency_key.clone_from(&ticket.idempotency_key);
+        // A ticket a built-in issued (a paused program's) resumes the built-in's call.
+        if let Some(resumer) = self.resumer
+            && self.check_ticket(ctx, ticket, &decision).is_ok()
+            && let Some(result) = resumer(self, ctx, ticket, &decision).await
+        {
+            return result;
+        }
         let span = crate::telemetry::call_span(&call);
         let mut notes = Notes::new(span.clone());
         let outcome =
@@ -93,7 +100,7 @@ impl Registry {
 
     /// Carries out `decision` once: the ticket is claimed in the idempotency store, so
     /// a second decision gets the first one's result.
-    pub(super) async fn decide_once<'r>(
+    pub(crate) async fn decide_once<'r>(
         &'r self,
         ctx: &Context,
         ticket: &ApprovalTicket,

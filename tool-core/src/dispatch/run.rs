@@ -96,7 +96,7 @@ impl Registry {
             .retry
             .filter(|_| effect == Effect::ReadOnly || spec.is_idempotent() || keyed);
         let run_span = crate::telemetry::phase!(span, "run");
-        let run = crate::telemetry::in_span!(run_span, self.start(ctx, entry, prepared));
+        let run = crate::telemetry::in_span!(run_span, self.start(ctx, call, entry, prepared));
         // Looked at in place: a finished outcome is moved once, into the result.
         let settled = run
             .outcome()
@@ -143,7 +143,9 @@ impl Registry {
                         outcome = match entry.tool.prepare(arguments) {
                             // Boxed: a retry is rare, and its run held inline would make
                             // every call in flight carry a second run's state.
-                            Ok(prepared) => Box::pin(self.run_prepared(ctx, entry, prepared)).await,
+                            Ok(prepared) => {
+                                Box::pin(self.run_prepared(ctx, call, entry, prepared)).await
+                            }
                             Err(error) => Err(error),
                         };
                     }
@@ -174,8 +176,14 @@ impl Registry {
 
     /// Runs a tool with prepared arguments, catching panics and enforcing the time
     /// limit.
-    async fn run_prepared(&self, ctx: &Context, entry: &Entry, prepared: Prepared) -> ToolOutcome {
-        match self.start(ctx, entry, prepared).into_ready() {
+    async fn run_prepared(
+        &self,
+        ctx: &Context,
+        call: &ToolCall,
+        entry: &Entry,
+        prepared: Prepared,
+    ) -> ToolOutcome {
+        match self.start(ctx, call, entry, prepared).into_ready() {
             Ok(outcome) => outcome,
             Err(running) => wait(entry, running).await,
         }
@@ -187,12 +195,14 @@ impl Registry {
     pub(super) fn start<'a>(
         &'a self,
         ctx: &'a Context,
+        call: &'a ToolCall,
         entry: &'a Entry,
         prepared: Prepared,
     ) -> ToolFuture<'a> {
         std::panic::catch_unwind(AssertUnwindSafe(|| match entry.builtin {
-            // A built-in (`search_tools`) reads the registry, which no tool can hold.
-            Some(builtin) => builtin(self, ctx, prepared),
+            // A built-in (`search_tools`, `run_code`) reads the registry, which no tool
+            // can hold.
+            Some(builtin) => builtin(self, ctx, call, prepared),
             None => entry.tool.run(ctx, prepared),
         }))
         .unwrap_or_else(|panic| {

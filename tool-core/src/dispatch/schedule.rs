@@ -57,7 +57,10 @@ impl Registry {
             let run_all = async {
                 for (number, turn) in turns.iter().enumerate() {
                     let slots = &slots;
-                    let runs = turn.iter().map(move |&index| {
+                    // By value (`copied`): a closure taking `&usize` would make this
+                    // future `Send` only for one lifetime, and a batch inside a run that
+                    // must be `Send` (a program's calls, `run_code`) would not compile.
+                    let runs = turn.iter().copied().map(move |index: usize| {
                         let slot = &slots[index];
                         async move {
                             let (call, admitted, mut notes) = {
@@ -77,6 +80,7 @@ impl Registry {
                             let run = self.execute(ctx, &call, admitted, &mut notes);
                             let outcome =
                                 tracing::Instrument::instrument(run.outcome(), span).await;
+                            self.take_left_ticket(&call, &outcome, &mut notes);
                             let mut guard =
                                 slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                             guard.outcome = Some(outcome);

@@ -11,7 +11,7 @@ impl Registry {
     /// The result of call `call_id` to `name`. (Not the `ToolCall` itself: moving it
     /// here would copy all of it, arguments included, for two strings.)
     #[inline]
-    pub(super) fn finish(
+    pub(crate) fn finish(
         &self,
         call_id: String,
         name: String,

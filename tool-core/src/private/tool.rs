@@ -215,6 +215,8 @@ pub struct SpecParts {
     /// `#[tool(open_world)]`.
     pub open_world: bool,
     pub scopes: &'static [&'static str],
+    /// `#[tool(callers = ...)]`.
+    pub callers: crate::spec::Callers,
     /// `#[tool(example = ...)]`, each JSON already (`#[tool]` parsed it).
     pub examples: &'static [&'static str],
 }
@@ -228,7 +230,8 @@ pub fn tool_spec(
 ) -> ToolSpec {
     let mut spec = ToolSpec::new(parts.name, parts.description, input_schema, parts.effect)
         .with_open_world(parts.open_world)
-        .with_scopes(parts.scopes.iter().copied());
+        .with_scopes(parts.scopes.iter().copied())
+        .with_callers(parts.callers);
     spec.idempotence = match parts.idempotent {
         None => Idempotence::Undeclared,
         Some(true) => Idempotence::Idempotent,

@@ -52,6 +52,33 @@ pub struct RegistryBuilder {
     search: Option<crate::search::ToolSearch>,
     #[cfg(feature = "search")]
     semantic: Option<crate::search::SemanticSearch>,
+    /// Built-in tools made at `build`, over the tools added.
+    planned: Vec<Planned>,
+}
+
+/// A built-in tool the builder makes at `build`, from the specs of every tool added
+/// (not other built-ins): code mode's `run_code` is one. What it returns is added like
+/// a tool, with its run, its own settings, its resumption of the tickets it issues,
+/// and state its run reads back ([`Registry::extension`]).
+pub(crate) struct Planned {
+    pub(crate) origin: &'static str,
+    pub(crate) make: Box<MakeBuiltin>,
+}
+
+/// How a planned built-in is made from the tools' specs.
+pub(crate) type MakeBuiltin = dyn FnOnce(&mut dyn Iterator<Item = &ToolSpec>) -> Made;
+
+/// What a planned built-in keeps for its runs.
+pub(crate) type Extension = Box<dyn std::any::Any + Send + Sync>;
+
+/// A planned built-in, made.
+pub(crate) struct Made {
+    pub(crate) tool: Arc<dyn Tool>,
+    pub(crate) run: Builtin,
+    /// Its settings, before any `configure` of it.
+    pub(crate) settings: ToolSettings,
+    pub(crate) resumer: Option<super::Resumer>,
+    pub(crate) state: Extension,
 }
 
 /// A tool added, not yet built into an entry.
@@ -74,6 +101,7 @@ impl RegistryBuilder {
             search: None,
             #[cfg(feature = "search")]
             semantic: None,
+            planned: Vec::new(),
         }
     }
 
@@ -313,10 +341,18 @@ impl RegistryBuilder {
         self
     }
 
+    /// Plans a built-in tool, made at `build`.
+    #[cfg_attr(not(feature = "code"), allow(dead_code))]
+    pub(crate) fn with_planned(mut self, planned: Planned) -> Self {
+        self.planned.push(planned);
+        self
+    }
+
     /// The registry, or every problem its configuration has.
     pub fn build(mut self) -> Result<Registry, RegistryErrors> {
         #[cfg(feature = "search")]
         let deferred = self.search.take().map(|search| self.deferral(search));
+        let (resumer, extensions) = self.make_planned();
         let mut own: Vec<Option<ToolSettings>> = vec![None; self.tools.len()];
         for (name, settings) in std::mem::take(&mut self.per_tool) {
             match self.by_name.get(&name) {
@@ -358,7 +394,42 @@ impl RegistryBuilder {
             search_index: super::search::Cached::new(self.semantic),
             #[cfg(feature = "search")]
             deferred,
+            resumer,
+            extensions,
+            left_tickets: Default::default(),
         })
+    }
+
+    /// Makes the planned built-ins over the tools added, keeping what is wrong with
+    /// them: the resumer (the last one's) and the state of each.
+    fn make_planned(&mut self) -> (Option<super::Resumer>, Vec<Extension>) {
+        let mut resumer = None;
+        let mut extensions = Vec::new();
+        for planned in std::mem::take(&mut self.planned) {
+            let made = {
+                let mut specs = self
+                    .tools
+                    .iter()
+                    .filter(|pending| pending.builtin.is_none())
+                    .map(|pending| pending.tool.spec());
+                (planned.make)(&mut specs)
+            };
+            let name = made.tool.spec().name.clone();
+            if let Some(&index) = self.by_name.get(&name) {
+                self.errors.push(RegistryError::DuplicateName {
+                    name,
+                    first: self.tools[index].origin.to_string(),
+                    second: planned.origin.to_owned(),
+                });
+                continue;
+            }
+            // Its own settings come first: `configure` may replace them.
+            self.per_tool.insert(0, (name, made.settings));
+            self.push(made.tool, planned.origin.into(), Some(made.run));
+            resumer = made.resumer.or(resumer);
+            extensions.push(made.state);
+        }
+        (resumer, extensions)
     }
 
     /// The error for a name no tool has, naming the closest one.

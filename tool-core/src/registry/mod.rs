@@ -25,6 +25,8 @@ use crate::context::{Context, ContextType};
 use crate::spec::ToolSpec;
 use crate::tool::{Prepared, Tool, ToolFuture};
 pub use builder::RegistryBuilder;
+#[cfg_attr(not(feature = "code"), allow(unused_imports))]
+pub(crate) use builder::{Made, Planned};
 pub use errors::{RegistryError, RegistryErrors};
 
 pub(crate) use settings::{Resolved, Settings};
@@ -61,6 +63,65 @@ pub struct Registry {
     /// Deferred loading behind `search_tools` (`RegistryBuilder::with_tool_search`).
     #[cfg(feature = "search")]
     deferred: Option<crate::search::Deferred>,
+    /// What planned built-ins keep (code mode's settings and stubs).
+    extensions: Vec<builder::Extension>,
+    /// Tickets built-ins left for their calls' results.
+    pub(crate) left_tickets: LeftTickets,
+    /// How a built-in resumes a call of its own that waited for approval (a paused
+    /// program), before the registry resumes the ticket's call alone.
+    pub(crate) resumer: Option<Resumer>,
+}
+
+/// A built-in's resumption of a ticket it issued: `None` when the ticket is not one of
+/// its own.
+pub(crate) type Resumer = for<'a> fn(
+    &'a Registry,
+    &'a Context,
+    &'a crate::approval::ApprovalTicket,
+    &'a crate::approval::ApprovalDecision,
+) -> std::pin::Pin<
+    Box<dyn Future<Output = Option<crate::call::ToolResult>> + Send + 'a>,
+>;
+
+/// Approval tickets a built-in's run leaves for its call's result (a program that
+/// paused for a nested call's approval): the tool's outcome has no room for one. Keyed
+/// by the address of the call, which is alive and pinned while it runs.
+#[derive(Default)]
+pub(crate) struct LeftTickets(std::sync::Mutex<Vec<(usize, Box<crate::approval::ApprovalTicket>)>>);
+
+impl LeftTickets {
+    fn slot(call: &crate::call::ToolCall) -> usize {
+        std::ptr::from_ref(call) as usize
+    }
+
+    /// Leaves `ticket` for `call`'s result.
+    #[cfg_attr(not(feature = "code"), allow(dead_code))]
+    pub(crate) fn leave(
+        &self,
+        call: &crate::call::ToolCall,
+        ticket: Box<crate::approval::ApprovalTicket>,
+    ) {
+        let mut left = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        left.push((Self::slot(call), ticket));
+    }
+
+    /// The ticket left for `call`, if any.
+    pub(crate) fn take(
+        &self,
+        call: &crate::call::ToolCall,
+    ) -> Option<Box<crate::approval::ApprovalTicket>> {
+        let mut left = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let index = left
+            .iter()
+            .position(|(slot, _)| *slot == Self::slot(call))?;
+        Some(left.swap_remove(index).1)
+    }
 }
 
 /// One registered tool and what its calls go through, resolved when the registry was
@@ -70,12 +131,13 @@ pub(crate) struct Entry {
     /// The registry's defaults with the tool's own overrides.
     pub(crate) settings: Resolved,
     /// How the registry runs a built-in tool that reads the registry itself (which no
-    /// [`Tool`] can hold), in place of [`Tool::run`]: `search_tools`.
+    /// [`Tool`] can hold), in place of [`Tool::run`]: `search_tools`, `run_code`.
     pub(crate) builtin: Option<Builtin>,
 }
 
-/// A built-in tool's run, with the registry in hand.
-pub(crate) type Builtin = for<'a> fn(&'a Registry, &'a Context, Prepared) -> ToolFuture<'a>;
+/// A built-in tool's run, with the registry and the call in hand.
+pub(crate) type Builtin =
+    for<'a> fn(&'a Registry, &'a Context, &'a crate::call::ToolCall, Prepared) -> ToolFuture<'a>;
 
 /// Context values the registry's tools need and the context lacks.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -171,6 +233,14 @@ impl Registry {
         } else {
             Err(MissingContext { missing })
         }
+    }
+
+    /// The state a planned built-in keeps, of type `T`.
+    #[cfg_attr(not(feature = "code"), allow(dead_code))]
+    pub(crate) fn extension<T: 'static>(&self) -> Option<&T> {
+        self.extensions
+            .iter()
+            .find_map(|state| state.downcast_ref::<T>())
     }
 
     /// The error for a name the registry lacks, naming the closest one.

@@ -119,6 +119,7 @@ impl Registry {
 pub(super) fn run_search<'a>(
     registry: &Registry,
     ctx: &'a Context,
+    _: &crate::call::ToolCall,
     args: Prepared,
 ) -> ToolFuture<'a> {
     let results = registry.deferred.as_ref().map_or(5, Deferred::results);

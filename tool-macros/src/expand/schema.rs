@@ -35,6 +35,13 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> Spec {
         .map(|s| s.0.clone())
         .unwrap_or_default();
     let examples = tool.options.examples.iter().map(|example| example.as_str());
+    let callers = match tool.options.callers.as_ref().map(|c| c.as_str()) {
+        Some("direct") => quote!(Direct),
+        Some("code") => quote!(Code),
+        Some("any") => quote!(Any),
+        // Anything else is reported by `check`.
+        _ => quote!(Undeclared),
+    };
     let items = quote! {
         static __TW_SPEC: ::std::sync::OnceLock<_tw::ToolSpec> = ::std::sync::OnceLock::new();
 
@@ -47,6 +54,7 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> Spec {
                 idempotent: #idempotent,
                 open_world: #open_world,
                 scopes: &[#(#scopes),*],
+                callers: _tw::Callers::#callers,
                 examples: &[#(#examples),*],
             };
             let mut __tw_params = _tw::__private::Params::new();

@@ -1,0 +1,550 @@
+//! Code as the action: `run_code` runs a program whose every tool call passes the gate a
+//! direct call passes. A program that chains lookups and aggregates them; the callers
+//! rule enforced in the dispatcher both ways; a table of hostile programs, each refused
+//! or harmless; a program that pauses for approval, resumed once (approved, declined,
+//! replayed, forged, by another caller).
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use toolwright::approval::ApprovalDecision;
+use toolwright::code::{CodeLimits, CodeMode};
+use toolwright::policy::Caller;
+use toolwright::{Context, ErrorKind, Event, Registry, ToolCall, ToolResult, ToolSchema, tool};
+
+/// What the tools did: payouts made, deletions made.
+#[derive(Default)]
+struct Books {
+    payouts: AtomicU32,
+    deletions: AtomicU32,
+}
+
+/// An open invoice.
+#[derive(Serialize, ToolSchema)]
+struct Invoice {
+    /// The invoice's id.
+    id: String,
+    /// Amount due, in cents.
+    cents: u64,
+    /// Whether it is past its due date.
+    overdue: bool,
+}
+
+/// The open invoices of a customer.
+#[tool(effect = "read_only")]
+fn invoices(
+    /// Customer id, like `C-1`.
+    #[arg(pattern = "^C-[0-9]+$")]
+    customer: String,
+) -> Vec<Invoice> {
+    let n: u64 = customer[2..].parse().unwrap_or(0);
+    (0..n % 3)
+        .map(|i| Invoice {
+            id: format!("{customer}-{i}"),
+            cents: 1000 * (n + i),
+            overdue: (n + i).is_multiple_of(2),
+        })
+        .collect()
+}
+
+/// Pay money out to a customer.
+#[tool(effect = "external", callers = "any")]
+fn pay_out(
+    /// Customer id.
+    customer: String,
+    /// Amount, in cents.
+    #[arg(minimum = 1)]
+    cents: u64,
+    #[ctx] books: &Books,
+) -> String {
+    let n = books.payouts.fetch_add(1, Ordering::SeqCst) + 1;
+    format!("paid {cents} to {customer} (payout #{n})")
+}
+
+/// Delete a customer and their invoices.
+#[tool(effect = "destructive")]
+fn delete_customer(
+    /// Customer id.
+    customer: String,
+    #[ctx] books: &Books,
+) -> String {
+    books.deletions.fetch_add(1, Ordering::SeqCst);
+    format!("deleted {customer}")
+}
+
+/// Today's exchange rate of a currency to the euro.
+#[tool(effect = "read_only", callers = "code")]
+fn exchange_rate(
+    /// ISO code, like `USD`.
+    currency: String,
+) -> f64 {
+    if currency == "USD" { 0.9 } else { 1.0 }
+}
+
+/// What the registry's observer saw: each call's id and tool, as it started.
+type Seen = std::sync::Arc<Mutex<Vec<(String, String)>>>;
+
+fn registry(limits: CodeLimits) -> (Registry, Seen) {
+    let seen: Seen = Default::default();
+    let log = seen.clone();
+    let registry = Registry::builder()
+        .with(Invoices)
+        .with(PayOut)
+        .with(DeleteCustomer)
+        .with(ExchangeRate)
+        .with_code_mode(CodeMode::new().limits(limits))
+        .with_approval_secret([7u8; 32])
+        .with_observer(move |event| {
+            if let Event::Started { call_id, tool } = event {
+                log.lock().unwrap().push((call_id.clone(), tool.clone()));
+            }
+        })
+        .build()
+        .unwrap();
+    (registry, seen)
+}
+
+fn context(caller: &str) -> Context {
+    Context::new()
+        .with(Caller::new(caller, Vec::<String>::new()))
+        .with(Books::default())
+}
+
+fn run(registry: &Registry, ctx: &Context, id: &str, program: &str) -> ToolResult {
+    let call =
+        ToolCall::new(id, "run_code", json!({ "code": program })).with_origin("conversation-1");
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap()
+        .block_on(registry.dispatch(ctx, call))
+}
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+fn value(result: &ToolResult) -> Value {
+    match &result.outcome {
+        Ok(output) => {
+            serde_json::from_str(&output.to_text()).unwrap_or(Value::String(output.to_text()))
+        }
+        Err(error) => panic!("the run failed: {error:?}"),
+    }
+}
+
+fn books(ctx: &Context) -> (u32, u32) {
+    let books = ctx.get::<Books>().unwrap();
+    (
+        books.payouts.load(Ordering::SeqCst),
+        books.deletions.load(Ordering::SeqCst),
+    )
+}
+
+const OVERDUE_TOTAL: &str = r#"
+customers = [f"C-{n}" for n in range(1, 21)]
+lists = await asyncio.gather(*[invoices(c) for c in customers])
+overdue = {c: sum(i["cents"] for i in l if i["overdue"]) for c, l in zip(customers, lists)}
+late = sorted(c for c, cents in overdue.items() if cents > 0)
+rate = await exchange_rate("USD")
+{"customers": late, "total": sum(overdue.values()), "in_usd": round(sum(overdue.values()) / rate)}
+"#;
+
+#[test]
+fn a_program_chains_twenty_lookups_and_returns_only_the_aggregate() {
+    let (registry, seen) = registry(CodeLimits::default());
+    let ctx = context("ada");
+    let result = run(&registry, &ctx, "call-1", OVERDUE_TOTAL);
+    // The same answer computed here, directly.
+    let mut late = Vec::new();
+    let mut total = 0;
+    for n in 1..=20 {
+        let customer = format!("C-{n}");
+        let cents: u64 = invoices(customer.clone())
+            .iter()
+            .filter(|i| i.overdue)
+            .map(|i| i.cents)
+            .sum();
+        if cents > 0 {
+            late.push(customer);
+        }
+        total += cents;
+    }
+    late.sort();
+    assert_eq!(
+        value(&result),
+        json!({"customers": late, "total": total, "in_usd": (total as f64 / 0.9).round() as u64})
+    );
+    // Every nested call went through the dispatcher once, numbered within the run.
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen[0], ("call-1".to_owned(), "run_code".to_owned()));
+    let nested: Vec<_> = seen[1..].to_vec();
+    assert_eq!(nested.len(), 21);
+    for (n, (id, tool)) in nested.iter().enumerate() {
+        assert_eq!(id, &format!("call-1/{n}"));
+        assert_eq!(tool, if n < 20 { "invoices" } else { "exchange_rate" });
+    }
+}
+
+#[test]
+fn the_stubs_list_the_tools_offered_to_code_and_only_those() {
+    let (registry, _) = registry(CodeLimits::default());
+    let description = &registry.get("run_code").unwrap().spec().description;
+    assert!(description.contains("async def invoices(customer: str) -> list[Invoice]:"));
+    assert!(description.contains("async def pay_out(customer: str, cents: int) -> str:"));
+    assert!(description.contains("async def exchange_rate(currency: str) -> float:"));
+    // Destructive, undeclared: offered to the model directly only.
+    assert!(!description.contains("delete_customer"));
+    // run_code is not offered to itself.
+    assert!(!description.contains("async def run_code"));
+}
+
+#[test]
+fn the_callers_rule_is_enforced_by_the_dispatcher_both_ways() {
+    let (registry, _) = registry(CodeLimits::default());
+    let ctx = context("ada");
+    // A code-only tool called directly.
+    let direct = block_on(registry.dispatch(
+        &ctx,
+        ToolCall::new("1", "exchange_rate", json!({"currency": "USD"})),
+    ));
+    let error = direct.error().unwrap();
+    assert_eq!(error.kind, ErrorKind::Denied);
+    assert!(
+        error.message.contains("offered only to programs"),
+        "{}",
+        error.message
+    );
+    // A direct-only tool called as if from code, bypassing the stubs.
+    let forged = ToolCall::new("2", "delete_customer", json!({"customer": "C-1"}))
+        .made_via(toolwright::Via::Code);
+    let error = block_on(registry.dispatch(&ctx, forged))
+        .error()
+        .unwrap()
+        .clone();
+    assert_eq!(error.kind, ErrorKind::Denied);
+    assert!(
+        error.message.contains("not offered to programs"),
+        "{}",
+        error.message
+    );
+    assert_eq!(books(&ctx), (0, 0));
+    // And from a program: the name is not there at all.
+    let result = run(&registry, &ctx, "3", "await delete_customer('C-1')");
+    let error = result.error().unwrap();
+    assert!(error.message.contains("NameError"), "{}", error.message);
+    assert_eq!(books(&ctx), (0, 0));
+}
+
+/// A hostile program and what must come of it: `Ok(text)` when it ends with a value
+/// whose text holds `text`, `Err(text)` when it fails with an error whose message does.
+struct Hostile {
+    what: &'static str,
+    program: &'static str,
+    expect: Result<&'static str, &'static str>,
+}
+
+const HOSTILE: &[Hostile] = &[
+    Hostile {
+        what: "read a file",
+        program: "open('/etc/passwd').read()",
+        expect: Err("PermissionError: the sandbox has no filesystem"),
+    },
+    Hostile {
+        what: "a path's text",
+        program: "from pathlib import Path\nPath('/etc/passwd').read_text()",
+        expect: Err("PermissionError"),
+    },
+    Hostile {
+        what: "the environment",
+        program: "import os\nos.getenv('HOME')",
+        expect: Err("the sandbox has no environment"),
+    },
+    Hostile {
+        what: "catch the refusal and go on",
+        program: "import os\ntry:\n    os.getenv('HOME')\nexcept PermissionError as e:\n    r = 'refused'\nr",
+        expect: Ok("refused"),
+    },
+    Hostile {
+        what: "a socket",
+        program: "import socket",
+        expect: Err("ModuleNotFoundError"),
+    },
+    Hostile {
+        what: "subprocess",
+        program: "import subprocess\nsubprocess.run(['ls'])",
+        expect: Err("ModuleNotFoundError"),
+    },
+    Hostile {
+        what: "eval",
+        program: "eval('1 + 1')",
+        expect: Err("NameError"),
+    },
+    Hostile {
+        what: "exec",
+        program: "exec('x = 1')",
+        expect: Err("NameError"),
+    },
+    Hostile {
+        what: "__import__",
+        program: "__import__('os').system('id')",
+        expect: Err("NameError"),
+    },
+    Hostile {
+        what: "introspection",
+        program: "().__class__.__base__.__subclasses__()",
+        expect: Err("Error"),
+    },
+    Hostile {
+        what: "globals",
+        program: "globals()['__builtins__']",
+        expect: Err("Error"),
+    },
+    Hostile {
+        what: "a loop that never ends",
+        program: "while True:\n    pass",
+        expect: Err("time limit exceeded"),
+    },
+    Hostile {
+        what: "one huge value",
+        program: "x = 'a' * (10**10)\nlen(x)",
+        expect: Err("MemoryError"),
+    },
+    Hostile {
+        what: "deep recursion",
+        program: "def f(n):\n    return f(n + 1)\nf(0)",
+        expect: Err("RecursionError"),
+    },
+    Hostile {
+        what: "a print flood",
+        program: "while True:\n    print('x' * 1000)",
+        expect: Err("MemoryError"),
+    },
+    Hostile {
+        what: "too many tool calls",
+        program: "for i in range(100):\n    await invoices('C-1')",
+        expect: Err("more than 10 tool calls"),
+    },
+    Hostile {
+        what: "a name that is no tool",
+        program: "await send_all_the_money()",
+        expect: Err("NameError"),
+    },
+    Hostile {
+        what: "a direct-only tool",
+        program: "await delete_customer(customer='C-1')",
+        expect: Err("NameError"),
+    },
+    Hostile {
+        what: "invalid arguments",
+        program: "await invoices('bob')",
+        expect: Err("ValueError: invalid_arguments"),
+    },
+    Hostile {
+        what: "invalid arguments, caught",
+        program: "try:\n    await invoices('bob')\nexcept ToolError as e:\n    r = str(e)\nr",
+        expect: Ok("$.customer"),
+    },
+    Hostile {
+        what: "an unknown keyword",
+        program: "await invoices(client='C-1')",
+        expect: Err("unexpected keyword argument 'client'"),
+    },
+    Hostile {
+        what: "too many positional arguments",
+        program: "await invoices('C-1', 2)",
+        expect: Err("takes 1 positional argument"),
+    },
+    Hostile {
+        what: "a syntax error",
+        program: "def (:",
+        expect: Err("does not compile"),
+    },
+    Hostile {
+        what: "a class that inherits",
+        program: "class E(Exception):\n    pass",
+        expect: Err("does not compile"),
+    },
+    Hostile {
+        what: "a value with no JSON form",
+        program: "def f():\n    pass\nf",
+        expect: Err("cannot be sent back"),
+    },
+];
+
+#[test]
+fn hostile_programs_are_refused_or_harmless() {
+    let limits = CodeLimits {
+        tool_calls: 10,
+        cpu_time: std::time::Duration::from_millis(300),
+        printed_bytes: 5_000,
+        ..CodeLimits::default()
+    };
+    let (registry, seen) = registry(limits);
+    let mut failures = Vec::new();
+    for (n, case) in HOSTILE.iter().enumerate() {
+        let ctx = context("mallory");
+        let result = run(&registry, &ctx, &format!("h{n}"), case.program);
+        let text = match &result.outcome {
+            Ok(output) => Ok(output.to_text()),
+            Err(error) => Err(format!("{}: {}", error.kind.as_str(), error.message)),
+        };
+        let good = match (&case.expect, &text) {
+            (Ok(want), Ok(got)) => got.contains(want),
+            (Err(want), Err(got)) => got.contains(want),
+            _ => false,
+        };
+        if std::env::var("SHOW_HOSTILE").is_ok() {
+            eprintln!("== {}\n{text:?}\n", case.what);
+        }
+        if !good {
+            failures.push(format!(
+                "{}: expected {:?}, got {text:?}",
+                case.what, case.expect
+            ));
+        }
+        assert_eq!(books(&ctx), (0, 0), "{}", case.what);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // Nothing but `invoices` ran inside the runs, and no more than the limit in one run.
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen.iter()
+            .all(|(_, tool)| tool == "run_code" || tool == "invoices")
+    );
+    assert!(seen.iter().filter(|(id, _)| id.starts_with("h15/")).count() <= 10);
+}
+
+const PAYOUT: &str = r#"
+paid = []
+for customer in ["C-1", "C-2"]:
+    open_invoices = await invoices(customer)
+    try:
+        paid.append(await pay_out(customer, 500))
+    except PermissionError as e:
+        paid.append("declined: " + customer)
+{"paid": paid}
+"#;
+
+#[test]
+fn a_program_paused_for_approval_goes_on_once_from_where_it_stopped() {
+    let (registry, seen) = registry(CodeLimits::default());
+    let ctx = context("ada");
+    let first = run(&registry, &ctx, "p1", PAYOUT);
+    let error = first.error().unwrap();
+    assert_eq!(error.kind, ErrorKind::AwaitingApproval, "{error:?}");
+    assert!(
+        error
+            .message
+            .contains("pay_out({\"customer\":\"C-1\",\"cents\":500})"),
+        "{}",
+        error.message
+    );
+    let ticket = first
+        .ticket
+        .clone()
+        .expect("the pause carries the nested call's ticket");
+    assert_eq!(
+        (ticket.tool.as_str(), ticket.call_id.as_str()),
+        ("pay_out", "p1/1")
+    );
+    assert_eq!(books(&ctx), (0, 0));
+
+    // Another caller, a forged ticket: refused, nothing runs.
+    let other = block_on(registry.resume(
+        &context("mallory"),
+        &ticket,
+        ApprovalDecision::Approve {
+            digest: ticket.digest.clone(),
+        },
+    ));
+    assert_eq!(other.error().unwrap().kind, ErrorKind::Denied);
+    let mut forged = (*ticket).clone();
+    forged.arguments = json!({"customer": "C-1", "cents": 50_000});
+    let forged = block_on(registry.resume(
+        &ctx,
+        &forged,
+        ApprovalDecision::Approve {
+            digest: forged.digest.clone(),
+        },
+    ));
+    assert_eq!(forged.error().unwrap().kind, ErrorKind::Denied);
+    assert_eq!(books(&ctx), (0, 0));
+
+    // Approved: the payout runs, the program goes on to the second customer and pauses
+    // again; the first lookup does not run again.
+    let second = block_on(registry.resume(
+        &ctx,
+        &ticket,
+        ApprovalDecision::Approve {
+            digest: ticket.digest.clone(),
+        },
+    ));
+    assert_eq!(second.call_id, "p1", "{:?}", second.outcome);
+    assert_eq!(second.name, "run_code");
+    let error = second.error().unwrap();
+    assert_eq!(error.kind, ErrorKind::AwaitingApproval, "{error:?}");
+    let ticket2 = second.ticket.clone().unwrap();
+    assert_eq!(ticket2.call_id, "p1/3");
+    assert_eq!(books(&ctx), (1, 0));
+
+    // Declined: the program catches the PermissionError and finishes.
+    let done = block_on(registry.resume(
+        &ctx,
+        &ticket2,
+        ApprovalDecision::Decline {
+            digest: ticket2.digest.clone(),
+            reason: "not this one".to_owned(),
+        },
+    ));
+    assert_eq!(
+        value(&done),
+        json!({"paid": ["paid 500 to C-1 (payout #1)", "declined: C-2"]})
+    );
+    assert_eq!(books(&ctx), (1, 0));
+
+    // Replayed: the first result again, nothing runs.
+    let again = block_on(registry.resume(
+        &ctx,
+        &ticket,
+        ApprovalDecision::Approve {
+            digest: ticket.digest.clone(),
+        },
+    ));
+    assert!(again.duplicate);
+    assert_eq!(books(&ctx), (1, 0));
+
+    let seen = seen.lock().unwrap();
+    let runs = |id: &str| seen.iter().filter(|(seen, _)| seen == id).count();
+    assert_eq!(runs("p1/0"), 1, "the first lookup ran once: {seen:?}");
+    assert_eq!(runs("p1/1"), 1, "the payout ran once: {seen:?}");
+    assert_eq!(runs("p1/2"), 1, "the second lookup ran once: {seen:?}");
+    assert_eq!(runs("p1/3"), 0, "the declined payout never ran: {seen:?}");
+}
+
+#[test]
+fn a_retried_run_replays_its_keyed_calls_instead_of_running_them_twice() {
+    let limits = CodeLimits::default();
+    let registry = Registry::builder()
+        .with(Invoices)
+        .with(PayOut)
+        .with_code_mode(CodeMode::new().limits(limits))
+        .defaults(toolwright::ToolSettings::new().policy(toolwright::policy::AllowAll))
+        .build()
+        .unwrap();
+    let ctx = context("ada");
+    let program = "await pay_out('C-1', 100)";
+    let first = run(&registry, &ctx, "r1", program);
+    let second = run(&registry, &ctx, "r1", program);
+    assert_eq!(first.for_model(), second.for_model());
+    assert_eq!(books(&ctx), (1, 0), "the same run's payout happened once");
+    // Another run (another call id) is another payout.
+    run(&registry, &ctx, "r2", program);
+    assert_eq!(books(&ctx), (2, 0));
+}

@@ -1,0 +1,299 @@
+//! Code as the action: the built-in `run_code` runs a short Python program the model
+//! wrote against the tools' stubs, in monty (a Python-subset interpreter in pure Rust:
+//! no CPython, no filesystem, network or environment), and only what the program
+//! returns and prints goes back to the model.
+//!
+//! The sandbox reaches the host through one door: a call of a tool's function, which
+//! becomes a [`ToolCall`](crate::ToolCall) through [`Registry::dispatch_batch`] with the
+//! conversation's context, made [`Via::Code`](crate::spec::Via::Code), so it passes
+//! every check a direct call does (arguments, callers, scopes, policy, approval,
+//! idempotency, time limits, telemetry). Everything else the program reaches for (a
+//! file, the environment, a name that is no tool) is refused in the sandbox.
+//!
+//! `run.rs` drives the interpreter; `values.rs` converts values across the edge;
+//! `pause.rs` keeps a program waiting for a person's approval, and resumes it.
+
+mod pause;
+mod run;
+mod values;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::call::ToolCall;
+use crate::context::Context;
+use crate::effect::Effect;
+use crate::error::ToolError;
+use crate::registry::Registry;
+use crate::spec::{ToolSpec, Via};
+use crate::stubs::Stubs;
+use crate::tool::{Arguments, Prepared, Tool, ToolFuture};
+
+use pause::resume_paused;
+use run::{Origin, Run};
+
+/// Code as the action, for [`RegistryBuilder::with_code_mode`](crate::RegistryBuilder::with_code_mode):
+/// the built-in tool's name and the limits of each program it runs.
+///
+/// ```
+/// # use toolwright::{tool, Registry};
+/// # use toolwright::code::{CodeLimits, CodeMode};
+/// /// Look up an invoice's amount.
+/// #[tool(effect = "read_only")]
+/// fn invoice_amount(id: String) -> u64 { id.len() as u64 * 100 }
+///
+/// let registry = Registry::builder()
+///     .with(InvoiceAmount)
+///     .with_code_mode(CodeMode::new().limits(CodeLimits { tool_calls: 20, ..CodeLimits::default() }))
+///     .build()
+///     .unwrap();
+/// assert!(registry.get("run_code").unwrap().spec().description.contains("async def invoice_amount(id: str) -> int:"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct CodeMode {
+    name: String,
+    limits: CodeLimits,
+}
+
+/// What one program may use. Reaching a limit ends the program with an error that names
+/// the limit; the calls it made before stay made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeLimits {
+    /// Wall time of the whole run, the tools' calls included (default 60 s): the
+    /// `run_code` tool's time limit.
+    pub wall_time: Duration,
+    /// Time the interpreter itself runs, the tools' calls not counted (default 2 s): a
+    /// loop that never ends stops here.
+    pub cpu_time: Duration,
+    /// Bytes one value may take (default 64 MiB): `"a" * 10**10` is refused before it is
+    /// allocated. The program's total memory is bounded too only when the executable
+    /// installs `monty_alloc` as its global allocator; without it, `cpu_time` bounds how
+    /// much a program can allocate.
+    pub memory: usize,
+    /// Nested function calls (default 200).
+    pub recursion_depth: usize,
+    /// Tool calls one program may make (default 50).
+    pub tool_calls: usize,
+    /// Bytes of program (default 20,000).
+    pub program_bytes: usize,
+    /// Bytes of `print` output kept (default 20,000); printing more ends the program.
+    /// What the program returns is bounded by the tool's output budget, as any result.
+    pub printed_bytes: usize,
+}
+
+impl Default for CodeLimits {
+    fn default() -> Self {
+        Self {
+            wall_time: Duration::from_secs(60),
+            cpu_time: Duration::from_secs(2),
+            memory: 64 << 20,
+            recursion_depth: 200,
+            tool_calls: 50,
+            program_bytes: 20_000,
+            printed_bytes: 20_000,
+        }
+    }
+}
+
+impl Default for CodeMode {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CodeMode {
+    /// `run_code`, with the default limits.
+    pub fn new() -> Self {
+        Self {
+            name: "run_code".to_owned(),
+            limits: CodeLimits::default(),
+        }
+    }
+
+    /// Names the built-in tool (default `run_code`).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Sets the limits of each program.
+    pub fn limits(mut self, limits: CodeLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The built-in tool's name.
+    pub fn tool_name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// What a registry keeps for code mode: the settings, and the stubs of the tools
+/// offered to programs.
+pub(crate) struct Code {
+    pub(crate) mode: CodeMode,
+    pub(crate) stubs: Stubs,
+}
+
+impl crate::RegistryBuilder {
+    /// Offers the tools to programs as well: the built-in `run_code` (read-only when
+    /// the tools programs may call are, else their riskiest effect) runs a Python
+    /// program the model wrote against the stubs of the tools offered to code
+    /// (`#[tool(callers)]`; read-only tools by default), in the monty interpreter, and
+    /// every tool call the program makes goes through
+    /// [`Registry::dispatch_batch`](crate::Registry::dispatch_batch) like a direct one.
+    /// The policy does not ask about `run_code` itself (each call inside it is asked
+    /// about) unless [`configure`](crate::RegistryBuilder::configure) gives it one; its
+    /// time limit is [`CodeLimits::wall_time`]. A tool already named `run_code` is an
+    /// error `build` reports.
+    pub fn with_code_mode(self, mode: CodeMode) -> Self {
+        self.with_planned(crate::registry::Planned {
+            origin: "RegistryBuilder::with_code_mode",
+            make: Box::new(move |specs| {
+                let offered: Vec<&ToolSpec> =
+                    specs.filter(|spec| spec.offered_via(Via::Code)).collect();
+                let stubs = Stubs::new(offered.iter().copied());
+                let effect = offered
+                    .iter()
+                    .map(|spec| spec.effect)
+                    .max_by_key(|effect| risk(*effect))
+                    .unwrap_or(Effect::ReadOnly);
+                let tool = RunCode {
+                    spec: spec_of(&mode, &stubs, effect),
+                    validator: Box::leak(Box::default()),
+                };
+                let settings = crate::ToolSettings::new()
+                    .policy(crate::policy::AllowAll)
+                    .timeout(mode.limits.wall_time);
+                crate::registry::Made {
+                    tool: Arc::new(tool),
+                    run: run_code,
+                    settings,
+                    resumer: Some(resume_paused),
+                    state: Box::new(Code { mode, stubs }),
+                }
+            }),
+        })
+    }
+}
+
+/// How risky an effect is, for the riskiest effect a program can reach.
+fn risk(effect: Effect) -> u8 {
+    match effect {
+        Effect::ReadOnly => 0,
+        Effect::Write => 1,
+        Effect::Destructive => 2,
+        Effect::External | Effect::Dynamic => 3,
+    }
+}
+
+/// The built-in tool's contract: a program, and the stubs it is written against in the
+/// description.
+fn spec_of(mode: &CodeMode, stubs: &Stubs, effect: Effect) -> ToolSpec {
+    let description = format!(
+        "Run a short Python program that calls the tools below as functions, and get back \
+         only what it returns: use it to chain calls, loop over results or aggregate them \
+         without reading every intermediate result yourself.\n\n\
+         Every function is async: `await` each call, or run several at once with \
+         `await asyncio.gather(...)` (asyncio is imported). The value of the program's last \
+         expression is the result (like a notebook cell), and what it prints comes back \
+         too. A call that fails raises one of `ToolError`: ValueError (invalid \
+         arguments), PermissionError (denied), LookupError (not found), TimeoutError or \
+         RuntimeError; its message starts with the error's kind. A call that needs a \
+         person's approval pauses the program until they decide.\n\n\
+         The program runs in a sandbox with a subset of Python (no classes that inherit, \
+         no files, network, environment or other imports) and at most {} tool calls.\n\n\
+         ```python\n{}```",
+        mode.limits.tool_calls,
+        stubs.python()
+    );
+    let mut spec = ToolSpec::new(
+        mode.name.clone(),
+        description,
+        json!({
+            "type": "object",
+            "properties": {
+                "code": {
+                    "description": "The program: Python, calling the tools' functions with `await`, ending with an expression whose value is the result.",
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": mode.limits.program_bytes,
+                }
+            },
+            "required": ["code"],
+            "additionalProperties": false,
+        }),
+        effect,
+    );
+    spec.title = Some("Run code".to_owned());
+    spec.callers = crate::spec::Callers::Direct;
+    spec
+}
+
+/// `run_code`'s arguments.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RunCodeArgs {
+    pub(crate) code: String,
+}
+
+/// The built-in tool: its contract, and its arguments read. It runs only through its
+/// registry ([`run_code`]).
+struct RunCode {
+    spec: ToolSpec,
+    /// The schema's validator, for the slow path's problems. Leaked, once per registry
+    /// built with code mode: `prepare` takes a `'static` one, and the schema (its
+    /// `maxLength`) is this registry's.
+    validator: &'static std::sync::OnceLock<crate::validate::Validator>,
+}
+
+impl Tool for RunCode {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn prepare(&self, args: Arguments<'_>) -> Result<Prepared, ToolError> {
+        // The program's length is checked when it runs, with the limit in the message.
+        crate::private::prepare::<RunCodeArgs>(&self.spec, self.validator, args, |args| {
+            !args.code.is_empty()
+        })
+    }
+
+    fn run<'a>(&'a self, _: &'a Context, _: Prepared) -> ToolFuture<'a> {
+        ToolFuture::ready(Err(ToolError::internal(format!(
+            "{} runs only through the registry it belongs to",
+            self.spec.name
+        ))
+        .with_retryable(false)))
+    }
+}
+
+/// `run_code`'s run: the built-in's entry point.
+fn run_code<'a>(
+    registry: &'a Registry,
+    ctx: &'a Context,
+    call: &'a ToolCall,
+    args: Prepared,
+) -> ToolFuture<'a> {
+    let program = match args.downcast::<RunCodeArgs>() {
+        Ok(args) => args.code,
+        Err(error) => return ToolFuture::ready(Err(error)),
+    };
+    let Some(code) = registry.extension::<Code>() else {
+        return ToolFuture::ready(Err(ToolError::internal(
+            "run_code without code mode in its registry",
+        )));
+    };
+    let origin = Origin {
+        id: call.id.clone(),
+        origin: call.origin.clone(),
+    };
+    let mut run = Run::new(registry, ctx, code, call, origin);
+    ToolFuture::new(async move {
+        let ended = run.program(program).await;
+        pause::settle(&mut run, ended).await
+    })
+}
