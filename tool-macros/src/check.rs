@@ -308,7 +308,7 @@ fn check_callers(tool: &ToolFn<'_>, errors: &Errors) {
     let synonym = match callers.to_ascii_lowercase().as_str() {
         "model" | "llm" | "tool" => Some("direct"),
         "program" | "programs" | "python" | "sandbox" | "run_code" | "programmatic" => Some("code"),
-        "both" | "all" | "*" => Some("any"),
+        "both" | "all" | "everyone" | "*" => Some("any"),
         _ => None,
     };
     let hint = match synonym.or_else(|| closest(callers, CALLERS)) {

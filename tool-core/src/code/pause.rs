@@ -14,11 +14,10 @@ use std::pin::Pin;
 
 use base64::Engine as _;
 use monty::ResolveFutures;
-use monty_types::{ExtFunctionResult, MontyException, MontyObject};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::run::{Asking, Ended, MadeCall, Origin, Run, Tally};
+use super::run::{Asking, Ended, MadeCall, Origin, Resolution, Run, Tally};
 use crate::approval::{ApprovalDecision, ApprovalTicket};
 use crate::call::{ToolCall, ToolResult};
 use crate::context::Context;
@@ -40,7 +39,7 @@ struct Paused {
     /// The interpreter, waiting for the calls of one batch.
     state: ResolveFutures,
     /// The batch's calls that ran, with their results.
-    resolved: Vec<(u32, Result<MontyObject, MontyException>)>,
+    resolved: Vec<(u32, Resolution)>,
     /// The call the person decides.
     decided: MadeCall,
     /// The batch's other calls that asked for approval: made again when the program goes
@@ -88,12 +87,7 @@ async fn pause(run: &mut Run<'_>, asking: Box<Asking>) -> ToolOutcome {
         } else if result.ticket.is_some() {
             again.push(made);
         } else {
-            let resolution = match run.resolution(result) {
-                ExtFunctionResult::Return(value) => Ok(value),
-                ExtFunctionResult::Error(exception) => Err(exception),
-                _ => continue,
-            };
-            resolved.push((made.future, resolution));
+            resolved.push((made.future, run.resolution(result)));
         }
     }
     let Some(decided) = decided else {
@@ -333,25 +327,11 @@ async fn go_on<'a>(
     let mut run = Run::new(registry, ctx, code, outer, origin);
     run.tally = tally;
     run.tally.pending.extend(again);
-    let resolution = match run.resolution(&result) {
-        ExtFunctionResult::Return(value) => Ok(value),
-        ExtFunctionResult::Error(exception) => Err(exception),
-        _ => Err(MontyException::runtime_error(
-            "the decided call has no result",
-        )),
-    };
-    resolved.push((decided.future, resolution));
-    let resolved = resolved
-        .into_iter()
-        .map(|(future, resolution)| {
-            let result = match resolution {
-                Ok(value) => ExtFunctionResult::Return(value),
-                Err(exception) => ExtFunctionResult::Error(exception),
-            };
-            (future, result)
-        })
-        .collect();
-    let step = state.resume(resolved, run.print());
+    resolved.push((decided.future, run.resolution(&result)));
+    // The batch's results go in one at a time, the decided call's first.
+    resolved.reverse();
+    run.tally.ready.extend(resolved);
+    let step = run.hand_over(state);
     let ended = run.drive(step).await;
     settle(&mut run, ended).await
 }

@@ -91,6 +91,21 @@ pub(super) struct Tally {
     pub(super) pending: Vec<MadeCall>,
     /// What the program printed.
     pub(super) printed: String,
+    /// Results of dispatched calls not yet handed to the program: they go in one at a
+    /// time (monty 0.0.23 stalls when two gathered coroutines' calls fail in one
+    /// hand-over).
+    pub(super) ready: Vec<(u32, Resolution)>,
+}
+
+/// A call's result as the program receives it: a value, or the exception it raises.
+pub(super) type Resolution = Result<MontyObject, MontyException>;
+
+/// A resolution as the interpreter takes it.
+pub(super) fn handed(resolution: Resolution) -> ExtFunctionResult {
+    match resolution {
+        Ok(value) => ExtFunctionResult::Return(value),
+        Err(exception) => ExtFunctionResult::Error(exception),
+    }
 }
 
 /// One program's run.
@@ -288,38 +303,62 @@ impl<'a> Run<'a> {
     /// run here: a call needs a person's approval, and the program pauses.
     async fn dispatch(&mut self, waiting: ResolveFutures) -> Result<Step, Asking> {
         let ids = waiting.pending_call_ids().to_vec();
-        let (due, later): (Vec<MadeCall>, Vec<MadeCall>) = std::mem::take(&mut self.tally.pending)
-            .into_iter()
-            .partition(|made| ids.contains(&made.future));
-        self.tally.pending = later;
-        let calls = due.iter().map(|made| made.to_call(&self.origin)).collect();
-        let results = self.registry.dispatch_batch(self.ctx, calls).await;
-        if results.iter().any(|result| result.ticket.is_some()) {
-            return Err(Asking {
-                waiting,
-                due,
-                results,
-            });
-        }
-        let resolved = due
+        if self
+            .tally
+            .ready
             .iter()
-            .zip(&results)
-            .map(|(made, result)| (made.future, self.resolution(result)))
-            .collect();
-        Ok(waiting.resume(resolved, self.print()))
+            .all(|(future, _)| !ids.contains(future))
+        {
+            let (due, later): (Vec<MadeCall>, Vec<MadeCall>) =
+                std::mem::take(&mut self.tally.pending)
+                    .into_iter()
+                    .partition(|made| ids.contains(&made.future));
+            self.tally.pending = later;
+            let calls = due.iter().map(|made| made.to_call(&self.origin)).collect();
+            let results = self.registry.dispatch_batch(self.ctx, calls).await;
+            if results.iter().any(|result| result.ticket.is_some()) {
+                return Err(Asking {
+                    waiting,
+                    due,
+                    results,
+                });
+            }
+            for (made, result) in due.iter().zip(&results) {
+                let resolution = self.resolution(result);
+                self.tally.ready.push((made.future, resolution));
+            }
+        }
+        Ok(self.hand_over(waiting))
+    }
+
+    /// Hands the program the first ready result it waits for.
+    pub(super) fn hand_over(&mut self, waiting: ResolveFutures) -> Step {
+        let ids = waiting.pending_call_ids();
+        let Some(index) = self
+            .tally
+            .ready
+            .iter()
+            .position(|(future, _)| ids.contains(future))
+        else {
+            return Err(MontyException::runtime_error(
+                "the program waits for a call that was never made",
+            ));
+        };
+        let (future, resolution) = self.tally.ready.remove(index);
+        waiting.resume(vec![(future, handed(resolution))], self.print())
     }
 
     /// A call's result as the program receives it: its value, or the exception it raises.
-    pub(super) fn resolution(&self, result: &ToolResult) -> ExtFunctionResult {
+    pub(super) fn resolution(&self, result: &ToolResult) -> Resolution {
         match &result.outcome {
             Ok(output) => {
                 let typed = self
                     .registry
                     .get(&result.name)
                     .is_some_and(|tool| tool.spec().output_schema.is_some());
-                ExtFunctionResult::Return(result_of(output, typed))
+                Ok(result_of(output, typed))
             }
-            Err(error) => ExtFunctionResult::Error(exception_of(error)),
+            Err(error) => Err(exception_of(error)),
         }
     }
 
