@@ -4,6 +4,9 @@
 //! or harmless; a program that pauses for approval, resumed once (approved, declined,
 //! replayed, forged, by another caller).
 
+#[path = "../examples/code_mode/scenario.rs"]
+mod scenario;
+
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -682,4 +685,30 @@ proptest::proptest! {
         let payouts = all.iter().filter(|m| matches!(m, Made::Valid { tool: "pay_out", .. })).count() as u32;
         proptest::prop_assert_eq!(books(&ctx).0, payouts);
     }
+}
+
+/// The example's task (twenty lookups and an aggregate), answered by a scripted model
+/// with direct calls and with one program: the same answer, and the tokens the model
+/// sees (o200k, every request in full) at least 80% fewer.
+#[test]
+fn code_mode_answers_the_same_with_at_least_80_percent_fewer_tokens() {
+    let registry = scenario::registry();
+    let ctx = Context::new();
+    let direct = block_on(scenario::direct(&registry, &ctx));
+    let code = block_on(scenario::code(&registry, &ctx));
+    assert_eq!(direct.answer, code.answer);
+    assert!(!code.answer.0.is_empty() && code.answer.1 > 0);
+    let bpe = tiktoken_rs::o200k_base().unwrap();
+    let tokens = |requests: &[String]| -> usize {
+        requests
+            .iter()
+            .map(|r| bpe.encode_with_special_tokens(r).len())
+            .sum()
+    };
+    let (direct, code) = (tokens(&direct.requests), tokens(&code.requests));
+    assert!(
+        code * 5 <= direct,
+        "run_code: {code} tokens, direct calls: {direct}: {:.1}% fewer, not 80%",
+        100.0 * (1.0 - code as f64 / direct as f64)
+    );
 }

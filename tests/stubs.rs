@@ -169,7 +169,7 @@ async def main() -> float:
     try:
         await search_notes(query="")
     except ToolError as error:
-        print(error.kind, [problem["path"] for problem in error.problems])
+        print(str(error).split(":")[0])
     return customer["refundable"] + len(notes) + len(found["hits"])
 "#,
     );

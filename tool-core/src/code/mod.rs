@@ -194,19 +194,13 @@ fn risk(effect: Effect) -> u8 {
 /// description.
 fn spec_of(mode: &CodeMode, stubs: &Stubs, effect: Effect) -> ToolSpec {
     let description = format!(
-        "Run a short Python program that calls the tools below as functions, and get back \
-         only what it returns: use it to chain calls, loop over results or aggregate them \
-         without reading every intermediate result yourself.\n\n\
-         Every function is async: `await` each call, or run several at once with \
-         `await asyncio.gather(...)` (asyncio is imported). The value of the program's last \
-         expression is the result (like a notebook cell), and what it prints comes back \
-         too. A call that fails raises one of `ToolError`: ValueError (invalid \
-         arguments), PermissionError (denied), LookupError (not found), TimeoutError or \
-         RuntimeError; its message starts with the error's kind. A call that needs a \
-         person's approval pauses the program until they decide.\n\n\
-         The program runs in a sandbox with a subset of Python (no classes that inherit, \
-         no files, network, environment or other imports) and at most {} tool calls.\n\n\
-         ```python\n{}```",
+        "Run a Python program that calls the tools below; only what it returns and prints \
+         comes back. Use it to chain calls, loop over results or aggregate them.\n\n\
+         Each function is async: `await` it, or run several at once with \
+         `await asyncio.gather(...)`. The program's last expression is the result. A call \
+         that needs a person's approval pauses the program until they decide. The sandbox \
+         runs a subset of Python: no class inheritance, files, network, environment or \
+         imports but asyncio; at most {} tool calls.\n\n```python\n{}```",
         mode.limits.tool_calls,
         stubs.python()
     );

@@ -50,33 +50,28 @@ pub(super) fn render(api: &Api) -> String {
     )
 }
 
+/// How a failed call shows in the program. The interpreter (monty) has no class
+/// inheritance, so there is no `ToolError` class with fields: a failure raises the
+/// builtin exception a Python programmer expects for its kind, and `ToolError` is the
+/// tuple of them, for `except ToolError`.
 fn error_types() -> String {
-    let kinds: Vec<String> = ErrorKind::ALL
-        .iter()
-        .map(|kind| format!("\"{}\"", kind.as_str()))
-        .collect();
+    let kinds: Vec<&str> = ErrorKind::ALL.iter().map(|kind| kind.as_str()).collect();
     format!(
-        r#"class Problem(TypedDict):
-    """One problem with a call's arguments."""
-    # Where: `$` is the arguments object, `$.items[2].name` a value inside it.
-    path: str
-    # What was expected and what came.
-    message: str
-
-
-class ToolError(Exception):
-    """A tool call that failed. Catch it to handle the failure in the program, or let it
-    end the program: the error then goes back to the model."""
-    kind: Literal[{}]
-    message: str
-    # Whether the same call, corrected or repeated, may succeed.
-    retryable: bool
-    # What to do instead.
-    hint: str | None
-    # For `invalid_arguments`: every problem with the arguments at once.
-    problems: list[Problem]
+        r#"# A failed call raises ValueError (invalid_arguments), PermissionError (denied),
+# LookupError (not_found), TimeoutError (timeout) or RuntimeError (the others: {}).
+# Its message starts with the kind ("denied: ..."), then lists every problem with the
+# arguments (`$.path: what is wrong`) and a hint. `except ToolError` catches them all.
+ToolError = (ValueError, PermissionError, LookupError, TimeoutError, RuntimeError)
 "#,
-        kinds.join(", ")
+        kinds
+            .iter()
+            .filter(|kind| !matches!(
+                **kind,
+                "invalid_arguments" | "denied" | "not_found" | "timeout"
+            ))
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ")
     )
 }
 
