@@ -58,7 +58,7 @@ pub fn invoices(
     let n: u64 = customer[2..].parse().unwrap_or(0);
     (0..(n % 4) + 1)
         .map(|i| {
-            let overdue = (n * 7 + i * 3) % 5 == 0;
+            let overdue = (n * 7 + i * 3).is_multiple_of(5);
             let lines: Vec<Line> = (0..3)
                 .map(|l| Line {
                     item: format!("Support plan, tier {} (month {})", (n + l) % 3 + 1, l + 1),
