@@ -29,6 +29,9 @@
 //!   person.
 //! - `--client-approval`: clients may decide tickets: asked through elicitation on
 //!   2026-07-28, or with `toolwright/resume`.
+//! - `--code` (feature `code`): also serve `run_code`, which runs a Python program over
+//!   the read-only tools and `send_payout`; a payout that waits for a person pauses the
+//!   program, kept in the store, and `toolwright/resume` on any replica goes on with it.
 //!
 //! On the open internet, with OAuth (feature `oauth`): every request needs a bearer token
 //! from the issuer, for this resource; the token's subject and scopes are the caller.
@@ -76,7 +79,7 @@ fn over_limit(_recipient: &str, amount: &u64) -> Option<String> {
 }
 
 /// Pay money out to a recipient. The payment provider takes a moment to answer.
-#[tool(effect = "external", approval = over_limit)]
+#[tool(effect = "external", approval = over_limit, callers = "any")]
 async fn send_payout(
     /// Who is paid, like `acct-42`.
     #[arg(pattern = "^[a-z0-9-]{1,64}$")]
@@ -160,13 +163,14 @@ struct Options {
     lease: Option<Duration>,
     ledger: Option<PathBuf>,
     client_approval: bool,
+    code: bool,
     oauth_issuer: Option<String>,
     resource: Option<String>,
     allowed_hosts: Vec<String>,
     limits: HttpLimits,
 }
 
-const USAGE: &str = "usage: mcp_server [--http 127.0.0.1:PORT] [--workspace DIR] [--store URL|PATH] [--lease-ms N] [--ledger PATH] [--client-approval] [--oauth-issuer URL] [--resource URL] [--max-connections N] [--max-in-flight N] [--header-timeout-ms N] [--body-timeout-ms N] [--idle-timeout-ms N] [--write-timeout-ms N] [--shutdown-grace-ms N] [--allowed-host HOST]...";
+const USAGE: &str = "usage: mcp_server [--http 127.0.0.1:PORT] [--workspace DIR] [--store URL|PATH] [--lease-ms N] [--ledger PATH] [--client-approval] [--code] [--oauth-issuer URL] [--resource URL] [--max-connections N] [--max-in-flight N] [--header-timeout-ms N] [--body-timeout-ms N] [--idle-timeout-ms N] [--write-timeout-ms N] [--shutdown-grace-ms N] [--allowed-host HOST]...";
 
 fn number(arg: &str, value: String) -> Result<u64, String> {
     value
@@ -182,6 +186,7 @@ fn options() -> Result<Options, String> {
         lease: None,
         ledger: None,
         client_approval: false,
+        code: false,
         oauth_issuer: None,
         resource: None,
         allowed_hosts: Vec::new(),
@@ -207,6 +212,7 @@ fn options() -> Result<Options, String> {
             }
             "--ledger" => options.ledger = Some(value()?.into()),
             "--client-approval" => options.client_approval = true,
+            "--code" => options.code = true,
             "--oauth-issuer" => options.oauth_issuer = Some(value()?),
             "--resource" => options.resource = Some(value()?),
             "--max-connections" => {
@@ -275,6 +281,14 @@ async fn main() -> Result<(), String> {
             .with(SendPayout)
             .configure("send_payout", ToolSettings::new().policy(AllowAll));
         context = context.with(PayoutLedger(ledger));
+    }
+    if options.code {
+        #[cfg(feature = "code")]
+        {
+            registry = registry.with_code_mode(toolwright::code::CodeMode::new());
+        }
+        #[cfg(not(feature = "code"))]
+        return Err("--code: build with --features code".into());
     }
     let registry = registry.build().map_err(|e| e.to_string())?;
     let mut server = McpServer::new(registry, context)

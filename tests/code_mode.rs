@@ -712,3 +712,81 @@ fn code_mode_answers_the_same_with_at_least_80_percent_fewer_tokens() {
         100.0 * (1.0 - code as f64 / direct as f64)
     );
 }
+
+/// A program paused for approval on one server process, which is then killed (SIGKILL);
+/// a second process, sharing the store file and the approval secret, approves it: the
+/// payout happens once, where it lands (the ledger), and the program's value comes back.
+#[cfg(all(feature = "mcp", feature = "redb"))]
+#[test]
+fn a_paused_program_survives_its_process_and_pays_once() {
+    use crate::support::{HttpServer, stateless};
+    let dir = std::env::temp_dir().join(format!("toolwright-code-kill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (store, ledger) = (dir.join("store.redb"), dir.join("payouts.log"));
+    let secret = [(
+        "TOOLWRIGHT_APPROVAL_SECRET",
+        "code-kill-test-secret-0123456789abcdef",
+    )];
+    let args = [
+        "--store",
+        store.to_str().unwrap(),
+        "--ledger",
+        ledger.to_str().unwrap(),
+        "--client-approval",
+        "--code",
+    ];
+    let text = |reply: &Value| {
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let program = "small = await send_payout(recipient='ada', amount=10)\nbig = await send_payout(recipient='bob', amount=5000)\n{'small': small, 'big': big}";
+    let mut first = HttpServer::start_with(&args, &secret);
+    let (_, paused) = first.post(&stateless(
+        1,
+        "tools/call",
+        json!({"name": "run_code", "arguments": {"code": program}}),
+    ));
+    assert_eq!(paused["result"]["isError"], true, "{paused}");
+    assert!(text(&paused).contains("awaiting_approval"), "{paused}");
+    let ticket = paused["result"]["_meta"]["dev.toolwright/approval-ticket"].clone();
+    assert_eq!(ticket["tool"], "send_payout", "{paused}");
+    first.child.kill().unwrap();
+    first.child.wait().unwrap();
+    let lines = || {
+        std::fs::read_to_string(&ledger)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        lines().len(),
+        1,
+        "only the small payout ran before the pause: {:?}",
+        lines()
+    );
+
+    let second = HttpServer::start_with(&args, &secret);
+    let resume = |id| {
+        stateless(
+            id,
+            "toolwright/resume",
+            json!({"ticket": ticket, "decision": {"decision": "approve", "digest": ticket["digest"]}}),
+        )
+    };
+    let (status, done) = second.post(&resume(2));
+    assert_eq!(status, 200, "{done}");
+    let value: Value = serde_json::from_str(&text(&done)).unwrap_or(Value::Null);
+    assert_eq!(value["small"], "paid 10 to ada", "{done}");
+    assert_eq!(value["big"], "paid 5000 to bob", "{done}");
+    let (_, again) = second.post(&resume(3));
+    assert_eq!(text(&again), text(&done), "{again}");
+    let paid = lines();
+    assert_eq!(paid.len(), 2, "each payout once: {paid:?}");
+    assert!(paid[1].starts_with("bob"), "{paid:?}");
+    drop(second);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -27,6 +27,7 @@ pub fn server_binary() -> &'static Path {
             (cfg!(feature = "redb"), "redb"),
             (cfg!(feature = "postgres"), "postgres"),
             (cfg!(feature = "redis"), "redis"),
+            (cfg!(feature = "code"), "code"),
         ] {
             if on {
                 features.push(feature);
