@@ -5,6 +5,10 @@
 //! ```text
 //! cargo run --example code_mode --features code
 //! ```
+//!
+//! `code_mode measure direct|code invoices|overdue_count N` makes N calls of a tool,
+//! directly or from one program, and prints nothing: `scripts/measure/callgrind-code-mode` counts their
+//! instructions.
 
 mod scenario;
 
@@ -17,6 +21,14 @@ fn main() {
         .enable_time()
         .build()
         .expect("a runtime");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [measure, mode, tool, n] = &args[..]
+        && measure == "measure"
+    {
+        let n: usize = n.parse().expect("N is a number");
+        runtime.block_on(scenario::measure(mode, tool, n));
+        return;
+    }
     let direct = runtime.block_on(scenario::direct(&registry, &ctx));
     let code = runtime.block_on(scenario::code(&registry, &ctx));
     assert_eq!(direct.answer, code.answer, "both ways give the same answer");

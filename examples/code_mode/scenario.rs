@@ -211,3 +211,48 @@ fn json_text(arguments: &toolwright::CallArguments) -> String {
         toolwright::CallArguments::Value(value) => value.to_string(),
     }
 }
+
+/// How many invoices of a customer are overdue (a small result, for measuring).
+#[tool(effect = "read_only")]
+pub fn overdue_count(
+    /// Customer id, like `C-7`.
+    #[arg(pattern = "^C-[0-9]+$")]
+    customer: String,
+) -> u64 {
+    invoices(customer)
+        .iter()
+        .filter(|i| i.status == "overdue")
+        .count() as u64
+}
+
+/// `n` calls of `tool` (`invoices`, a kilobyte of JSON, or `overdue_count`, a number),
+/// made directly (`mode` `direct`) or by one program (`code`), for counting
+/// instructions.
+pub async fn measure(mode: &str, tool: &str, n: usize) {
+    let registry = Registry::builder()
+        .with(Invoices)
+        .with(OverdueCount)
+        .with_code_mode(CodeMode::new().limits(toolwright::code::CodeLimits {
+            tool_calls: 10_000,
+            ..Default::default()
+        }))
+        .build()
+        .expect("the measuring registry builds");
+    let (registry, ctx) = (&registry, &Context::new());
+    let arguments = json!({ "customer": "C-4" });
+    match mode {
+        "direct" => {
+            for i in 0..n {
+                let call = ToolCall::new(format!("call_{i}"), tool, arguments.clone());
+                let result = registry.dispatch(ctx, call).await;
+                assert!(!result.is_error());
+            }
+        }
+        _ => {
+            let program = format!("for i in range({n}):\n    await {tool}('C-4')\n{n}");
+            let call = ToolCall::new("call_1", "run_code", json!({ "code": program }));
+            let result = registry.dispatch(ctx, call).await;
+            assert!(!result.is_error(), "{:?}", result.outcome);
+        }
+    }
+}

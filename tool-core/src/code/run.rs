@@ -314,8 +314,18 @@ impl<'a> Run<'a> {
                     .into_iter()
                     .partition(|made| ids.contains(&made.future));
             self.tally.pending = later;
-            let calls = due.iter().map(|made| made.to_call(&self.origin)).collect();
-            let results = self.registry.dispatch_batch(self.ctx, calls).await;
+            let results = match &due[..] {
+                // One call alone (a plain `await`): no batch to plan.
+                [made] => vec![
+                    self.registry
+                        .dispatch(self.ctx, made.to_call(&self.origin))
+                        .await,
+                ],
+                due => {
+                    let calls = due.iter().map(|made| made.to_call(&self.origin)).collect();
+                    self.registry.dispatch_batch(self.ctx, calls).await
+                }
+            };
             if results.iter().any(|result| result.ticket.is_some()) {
                 return Err(Asking {
                     waiting,
