@@ -790,3 +790,13 @@ fn a_paused_program_survives_its_process_and_pays_once() {
     drop(second);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The measuring entry point of the example (what `scripts/measure/callgrind-code-mode`
+/// counts) runs: each of its calls succeeds, directly and from a program.
+#[test]
+fn the_measured_calls_succeed_both_ways() {
+    for tool in ["overdue_count", "invoices"] {
+        block_on(scenario::measure("direct", tool, 3));
+        block_on(scenario::measure("code", tool, 3));
+    }
+}
