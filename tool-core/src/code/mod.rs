@@ -4,8 +4,8 @@
 //! returns and prints goes back to the model.
 //!
 //! The sandbox reaches the host through one door: a call of a tool's function, which
-//! becomes a [`ToolCall`](crate::ToolCall) through [`Registry::dispatch_batch`] with the
-//! conversation's context, made [`Via::Code`](crate::spec::Via::Code), so it passes
+//! becomes a [`ToolCall`] through [`Registry::dispatch_batch`] with the
+//! conversation's context, made [`Via::Code`], so it passes
 //! every check a direct call does (arguments, callers, scopes, policy, approval,
 //! idempotency, time limits, telemetry). Everything else the program reaches for (a
 //! file, the environment, a name that is no tool) is refused in the sandbox.
