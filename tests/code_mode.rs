@@ -800,3 +800,102 @@ fn the_measured_calls_succeed_both_ways() {
         block_on(scenario::measure("code", tool, 3));
     }
 }
+
+/// Without `run_code`, the provider's own code runs the programs: a tool declared
+/// callable from code carries Anthropic's and OpenAI's `allowed_callers` (and OpenAI its
+/// `output_schema`), a code-only tool is not listed where no code can call it, and a call
+/// the provider's code made is read as such and gated by the callers rule.
+#[test]
+fn hosted_code_gets_allowed_callers_and_its_calls_are_read_as_made_by_code() {
+    use toolwright::provider::parse_calls;
+    let registry = Registry::builder()
+        .with(Invoices)
+        .with(PayOut)
+        .with(ExchangeRate)
+        .defaults(toolwright::ToolSettings::new().policy(toolwright::policy::AllowAll))
+        .build()
+        .unwrap();
+    let ctx = context("ada");
+    let listed = |dialect| -> Vec<Value> { registry.definitions_for(&ctx, dialect).unwrap() };
+    let find = |tools: &[Value], name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name || t["function"]["name"] == name)
+            .cloned()
+    };
+    let anthropic = listed(toolwright::Dialect::Anthropic { strict: false });
+    assert_eq!(
+        find(&anthropic, "exchange_rate").unwrap()["allowed_callers"],
+        json!(["code_execution_20260120"])
+    );
+    assert_eq!(
+        find(&anthropic, "pay_out").unwrap()["allowed_callers"],
+        json!(["direct", "code_execution_20260120"])
+    );
+    assert!(
+        find(&anthropic, "invoices")
+            .unwrap()
+            .get("allowed_callers")
+            .is_none(),
+        "undeclared: the default, direct"
+    );
+    let responses = listed(toolwright::Dialect::OpenAiResponses { strict: false });
+    let rate = find(&responses, "exchange_rate").unwrap();
+    assert_eq!(rate["allowed_callers"], json!(["programmatic"]));
+    assert_eq!(rate["output_schema"], json!({"type": "number"}));
+    for dialect in [
+        toolwright::Dialect::OpenAiChat { strict: false },
+        toolwright::Dialect::GeminiParameters,
+        toolwright::Dialect::Mcp,
+    ] {
+        let tools = listed(dialect);
+        assert!(
+            find(&tools, "exchange_rate").is_none(),
+            "{dialect:?}: no code there to call it"
+        );
+        assert!(find(&tools, "pay_out").is_some(), "{dialect:?}");
+    }
+    // Claude's code execution calls the code-only tool: read as made by code, it runs.
+    let response = json!({"content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "exchange_rate", "input": {"currency": "USD"},
+         "caller": {"type": "code_execution_20260120", "tool_id": "srvtoolu_1"}},
+        {"type": "tool_use", "id": "toolu_2", "name": "exchange_rate", "input": {"currency": "USD"},
+         "caller": {"type": "direct"}},
+    ]});
+    let calls = parse_calls(toolwright::Dialect::Anthropic { strict: false }, &response).unwrap();
+    assert_eq!(calls[0].via, toolwright::Via::Code);
+    assert_eq!(calls[1].via, toolwright::Via::Model);
+    let results = block_on(registry.dispatch_batch(&ctx, calls));
+    assert_eq!(results[0].for_model(), "0.9");
+    assert_eq!(results[1].error().unwrap().kind, ErrorKind::Denied);
+    // OpenAI's program items mark their calls too.
+    let response = json!({"output": [
+        {"type": "function_call", "call_id": "c1", "name": "exchange_rate", "arguments": "{\"currency\":\"USD\"}",
+         "caller": {"type": "program", "caller_id": "call_prog_1"}},
+    ]});
+    let calls = parse_calls(
+        toolwright::Dialect::OpenAiResponses { strict: false },
+        &response,
+    )
+    .unwrap();
+    assert_eq!(calls[0].via, toolwright::Via::Code);
+
+    // With run_code, the code-only tool is in its stubs and not listed to the model.
+    let (with_code, _) = registry_with_code();
+    let anthropic = with_code
+        .definitions_for(&ctx, toolwright::Dialect::Anthropic { strict: false })
+        .unwrap();
+    assert!(find(&anthropic, "exchange_rate").is_none());
+    assert!(find(&anthropic, "run_code").is_some());
+    assert!(
+        find(&anthropic, "pay_out")
+            .unwrap()
+            .get("allowed_callers")
+            .is_none(),
+        "programs run here, not at the provider"
+    );
+}
+
+fn registry_with_code() -> (Registry, Seen) {
+    registry(CodeLimits::default())
+}

@@ -173,6 +173,7 @@ impl crate::RegistryBuilder {
                     run: run_code,
                     settings,
                     resumer: Some(resume_paused),
+                    runs_programs: true,
                     state: Box::new(Code { mode, stubs }),
                 }
             }),

@@ -7,6 +7,7 @@ use super::{ParseError, ToolChoice, missing, text};
 use crate::call::{ToolCall, ToolResult};
 use crate::content::ContentBlock;
 use crate::schema::lower::{LoweringError, Target};
+use crate::spec::Via;
 use crate::tool::ToolOutput;
 
 /// A `tools[]` entry (`strict: true` sent only when set).
@@ -17,6 +18,10 @@ pub(super) fn definition(name: &str, description: &str, schema: Value, strict: b
     }
     tool
 }
+
+/// The code execution tool whose programs may call tools (programmatic tool calling):
+/// the version named in `allowed_callers`.
+pub(super) const CODE_EXECUTION: &str = "code_execution_20260120";
 
 /// Anthropic's per-request budgets for strict tools, summed over the whole list.
 const ANTHROPIC_STRICT_TOOLS: usize = 20;
@@ -88,11 +93,17 @@ pub(super) fn calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
         .filter(|block| block.get("type") == Some(&json!("tool_use")))
         .map(|block| {
             let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
+            // A call made by code the provider runs says so (`caller.type`
+            // `code_execution_...`, with the program's `tool_id`).
+            let from_code = block["caller"]["type"]
+                .as_str()
+                .is_some_and(|caller| caller.starts_with("code_execution"));
             Ok(ToolCall::new(
                 text(&block["id"], "tool_use.id")?,
                 text(&block["name"], "tool_use.name")?,
                 input,
-            ))
+            )
+            .made_via(if from_code { Via::Code } else { Via::Model }))
         })
         .collect()
 }

@@ -102,6 +102,54 @@ pub fn encode_arguments(spec: &ToolSpec, dialect: Dialect, arguments: &Value) ->
     crate::schema::lower::encode_value(arguments, &spec.input_schema, dialect.target())
 }
 
+/// A tool declared callable from code (`#[tool(callers = "code" | "any")]`), offered to
+/// the code the provider runs: Anthropic's programmatic tool calling
+/// (`allowed_callers`, with the code execution tool; a strict tool cannot be called from
+/// code, so such a tool is sent without `strict`) and OpenAI's (`allowed_callers` with
+/// `programmatic`, and the result's `output_schema`). Other dialects have no such caller:
+/// a tool offered only to code is not listed there.
+fn offer_to_hosted_code(spec: &ToolSpec, dialect: Dialect, definition: &mut Value) {
+    use crate::spec::Callers;
+    let (direct, code) = match spec.callers {
+        Callers::Code => (false, true),
+        Callers::Any => (true, true),
+        Callers::Undeclared | Callers::Direct => return,
+    };
+    let callers = |code_caller: &str| {
+        let mut callers = Vec::new();
+        if direct {
+            callers.push(Value::from("direct"));
+        }
+        if code {
+            callers.push(Value::from(code_caller));
+        }
+        Value::Array(callers)
+    };
+    match dialect {
+        Dialect::Anthropic { .. } => {
+            definition["allowed_callers"] = callers(anthropic::CODE_EXECUTION);
+            if let Some(tool) = definition.as_object_mut() {
+                tool.remove("strict");
+            }
+        }
+        Dialect::OpenAiResponses { .. } => {
+            definition["allowed_callers"] = callers("programmatic");
+            if let Some(output) = &spec.output_schema {
+                definition["output_schema"] = output.clone();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `dialect` lets code the provider runs call tools.
+pub(crate) fn has_hosted_code(dialect: Dialect) -> bool {
+    matches!(
+        dialect,
+        Dialect::Anthropic { .. } | Dialect::OpenAiResponses { .. }
+    )
+}
+
 /// Whether `dialect` has a field for whole-call examples (else they can go in the
 /// description, `RegistryBuilder::with_examples_in_descriptions`).
 fn has_examples_field(dialect: Dialect) -> bool {
@@ -138,6 +186,7 @@ pub(crate) fn definitions<'a>(
     specs: impl ExactSizeIterator<Item = &'a ToolSpec>,
     dialect: Dialect,
     examples_in_descriptions: bool,
+    hosted_code: bool,
 ) -> Result<Vec<Value>, LoweringErrors> {
     let mut definitions = Vec::with_capacity(specs.len());
     let mut errors = Vec::new();
@@ -147,6 +196,9 @@ pub(crate) fn definitions<'a>(
             Ok(mut value) => {
                 if describe && !spec.examples.is_empty() {
                     describe_examples(&mut value, &encoded_examples(spec, dialect));
+                }
+                if hosted_code {
+                    offer_to_hosted_code(spec, dialect, &mut value);
                 }
                 definitions.push(value);
             }

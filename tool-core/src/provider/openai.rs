@@ -70,6 +70,10 @@ pub(super) fn responses_calls(response: &Value, strict: bool) -> Result<Vec<Tool
                 arguments,
             );
             parsed.written_for = Some(Dialect::OpenAiResponses { strict });
+            // A call made by a `program` item (programmatic tool calling) says so.
+            if item["caller"]["type"] == "program" {
+                parsed.via = crate::spec::Via::Code;
+            }
             Ok(parsed)
         })
         .collect()

@@ -78,6 +78,9 @@ pub(crate) struct Made {
     /// Its settings, before any `configure` of it.
     pub(crate) settings: ToolSettings,
     pub(crate) resumer: Option<super::Resumer>,
+    /// Whether it runs the model's programs (`run_code`): the tools offered only to
+    /// programs are then not listed to the model, nor to the provider's own code.
+    pub(crate) runs_programs: bool,
     pub(crate) state: Extension,
 }
 
@@ -352,7 +355,7 @@ impl RegistryBuilder {
     pub fn build(mut self) -> Result<Registry, RegistryErrors> {
         #[cfg(feature = "search")]
         let deferred = self.search.take().map(|search| self.deferral(search));
-        let (resumer, extensions) = self.make_planned();
+        let (resumer, extensions, runs_programs) = self.make_planned();
         let mut own: Vec<Option<ToolSettings>> = vec![None; self.tools.len()];
         for (name, settings) in std::mem::take(&mut self.per_tool) {
             match self.by_name.get(&name) {
@@ -371,6 +374,10 @@ impl RegistryBuilder {
         if !self.errors.is_empty() {
             return Err(RegistryErrors(self.errors));
         }
+        let code_only = self.tools.iter().any(|pending| {
+            let spec = pending.tool.spec();
+            spec.callers.resolved(spec.effect) == crate::spec::Callers::Code
+        });
         let defaults = &self.settings.defaults;
         let entries = self
             .tools
@@ -396,14 +403,18 @@ impl RegistryBuilder {
             deferred,
             resumer,
             extensions,
+            runs_programs,
+            code_only,
             left_tickets: Default::default(),
         })
     }
 
     /// Makes the planned built-ins over the tools added, keeping what is wrong with
-    /// them: the resumer (the last one's) and the state of each.
-    fn make_planned(&mut self) -> (Option<super::Resumer>, Vec<Extension>) {
+    /// them: the resumer (the last one's), the state of each, and whether one runs
+    /// programs.
+    fn make_planned(&mut self) -> (Option<super::Resumer>, Vec<Extension>, bool) {
         let mut resumer = None;
+        let mut runs_programs = false;
         let mut extensions = Vec::new();
         for planned in std::mem::take(&mut self.planned) {
             let made = {
@@ -427,9 +438,10 @@ impl RegistryBuilder {
             self.per_tool.insert(0, (name, made.settings));
             self.push(made.tool, planned.origin.into(), Some(made.run));
             resumer = made.resumer.or(resumer);
+            runs_programs |= made.runs_programs;
             extensions.push(made.state);
         }
-        (resumer, extensions)
+        (resumer, extensions, runs_programs)
     }
 
     /// The error for a name no tool has, naming the closest one.

@@ -24,7 +24,7 @@ impl Registry {
         if self.deferred.is_some() {
             return true;
         }
-        self.has_visibility() || self.switches.any_off()
+        self.has_visibility() || self.switches.any_off() || self.code_only
     }
 
     /// The names of the tools, closest to `name` first (for "did you mean").
@@ -77,6 +77,14 @@ impl Registry {
         dialect: crate::dialect::Dialect,
     ) -> Listing {
         if !self.visible(Some(ctx), spec) {
+            return Listing::Hidden;
+        }
+        // A tool offered only to programs is in `run_code`'s stubs, or listed for the
+        // provider's own code where it has some; never a tool of the model's own.
+        if self.code_only
+            && spec.callers.resolved(spec.effect) == crate::spec::Callers::Code
+            && (self.runs_programs || !crate::provider::has_hosted_code(dialect))
+        {
             return Listing::Hidden;
         }
         #[cfg(feature = "search")]
