@@ -420,3 +420,42 @@ fn a_call_over_mcp_joins_the_clients_trace() {
         format!("00-{trace_id}-{}-01", server.span_context.span_id())
     );
 }
+
+/// A program's calls are spans of their own, children of `run_code`'s span: a trace runs
+/// from the model's call through the program into each tool.
+#[test]
+fn a_programs_calls_are_children_of_its_run_code_span() {
+    exporters();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let registry = Registry::builder()
+        .with(Greet)
+        .with_code_mode(toolwright::code::CodeMode::new())
+        .build()
+        .unwrap();
+    let program =
+        "a, b = await asyncio.gather(greet('Ada'), greet('Bob'))\nc = await greet('Cy')\n[a, b, c]";
+    let result = runtime.block_on(registry.dispatch(
+        &Context::new(),
+        ToolCall::new("program-1", "run_code", json!({ "code": program })),
+    ));
+    assert!(!result.is_error(), "{:?}", result.outcome);
+    let run = call_span("program-1");
+    assert_eq!(run.name, "execute_tool run_code");
+    for n in 0..3 {
+        let nested = call_span(&format!("program-1/{n}"));
+        assert_eq!(nested.name, "execute_tool greet");
+        assert_eq!(nested.span_context.trace_id(), run.span_context.trace_id());
+        // Under the run's `run` phase, itself under the run's span.
+        let phase = parent_of(&nested);
+        let owner = if phase.span_context.span_id() == run.span_context.span_id() {
+            phase
+        } else {
+            parent_of(&phase)
+        };
+        assert_eq!(
+            owner.span_context.span_id(),
+            run.span_context.span_id(),
+            "{nested:?}"
+        );
+    }
+}
