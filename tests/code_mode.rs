@@ -142,6 +142,12 @@ fn value(result: &ToolResult) -> Value {
     }
 }
 
+fn approve(ticket: &toolwright::approval::ApprovalTicket) -> ApprovalDecision {
+    ApprovalDecision::Approve {
+        digest: ticket.digest.clone(),
+    }
+}
+
 fn books(ctx: &Context) -> (u32, u32) {
     let books = ctx.get::<Books>().unwrap();
     (
@@ -460,35 +466,17 @@ fn a_program_paused_for_approval_goes_on_once_from_where_it_stopped() {
     assert_eq!(books(&ctx), (0, 0));
 
     // Another caller, a forged ticket: refused, nothing runs.
-    let other = block_on(registry.resume(
-        &context("mallory"),
-        &ticket,
-        ApprovalDecision::Approve {
-            digest: ticket.digest.clone(),
-        },
-    ));
+    let other = block_on(registry.resume(&context("mallory"), &ticket, approve(&ticket)));
     assert_eq!(other.error().unwrap().kind, ErrorKind::Denied);
     let mut forged = (*ticket).clone();
     forged.arguments = json!({"customer": "C-1", "cents": 50_000});
-    let forged = block_on(registry.resume(
-        &ctx,
-        &forged,
-        ApprovalDecision::Approve {
-            digest: forged.digest.clone(),
-        },
-    ));
+    let forged = block_on(registry.resume(&ctx, &forged, approve(&forged)));
     assert_eq!(forged.error().unwrap().kind, ErrorKind::Denied);
     assert_eq!(books(&ctx), (0, 0));
 
     // Approved: the payout runs, the program goes on to the second customer and pauses
     // again; the first lookup does not run again.
-    let second = block_on(registry.resume(
-        &ctx,
-        &ticket,
-        ApprovalDecision::Approve {
-            digest: ticket.digest.clone(),
-        },
-    ));
+    let second = block_on(registry.resume(&ctx, &ticket, approve(&ticket)));
     assert_eq!(second.call_id, "p1", "{:?}", second.outcome);
     assert_eq!(second.name, "run_code");
     let error = second.error().unwrap();
@@ -513,13 +501,7 @@ fn a_program_paused_for_approval_goes_on_once_from_where_it_stopped() {
     assert_eq!(books(&ctx), (1, 0));
 
     // Replayed: the first result again, nothing runs.
-    let again = block_on(registry.resume(
-        &ctx,
-        &ticket,
-        ApprovalDecision::Approve {
-            digest: ticket.digest.clone(),
-        },
-    ));
+    let again = block_on(registry.resume(&ctx, &ticket, approve(&ticket)));
     assert!(again.duplicate);
     assert_eq!(books(&ctx), (1, 0));
 

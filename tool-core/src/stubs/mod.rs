@@ -17,7 +17,37 @@ mod typescript;
 use crate::effect::Effect;
 use crate::spec::ToolSpec;
 
+use model::Declared;
 pub(crate) use model::{Api, Function};
+
+/// A language stubs are written in: each file is its header, `JsonValue` when some type
+/// is any JSON value, how a failed call shows, the named types, then the functions.
+trait Language {
+    /// The declaration of `JsonValue`.
+    const JSON_VALUE: &'static str;
+    fn error_types() -> String;
+    fn declaration(out: &mut String, declared: &Declared);
+    fn function(out: &mut String, function: &Function);
+
+    /// The file, but its header.
+    fn body(api: &Api) -> String {
+        let mut out = String::new();
+        if api.uses_json {
+            out.push_str(Self::JSON_VALUE);
+            out.push_str("\n\n");
+        }
+        out.push_str(&Self::error_types());
+        for declared in &api.types {
+            out.push('\n');
+            Self::declaration(&mut out, declared);
+        }
+        for function in &api.functions {
+            out.push('\n');
+            Self::function(&mut out, function);
+        }
+        out
+    }
+}
 
 /// The stubs of a set of tools: Python ([`Stubs::python`]) and TypeScript declarations
 /// ([`Stubs::typescript`]), both from one reading of the schemas.

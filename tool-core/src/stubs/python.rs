@@ -8,22 +8,28 @@ use serde_json::Value;
 use super::model::{Api, Declared, Field, Function, Shape, Ty, identifier};
 use crate::error::ErrorKind;
 
+/// Python 3.12.
+struct Python;
+
+impl super::Language for Python {
+    const JSON_VALUE: &'static str =
+        "type JsonValue = None | bool | int | float | str | list[JsonValue] | dict[str, JsonValue]";
+
+    fn error_types() -> String {
+        error_types()
+    }
+
+    fn declaration(out: &mut String, declared: &Declared) {
+        declaration(out, declared);
+    }
+
+    fn function(out: &mut String, function: &Function) {
+        function_stub(out, function);
+    }
+}
+
 pub(super) fn render(api: &Api) -> String {
-    let mut out = String::new();
-    if api.uses_json {
-        out.push_str(
-            "type JsonValue = None | bool | int | float | str | list[JsonValue] | dict[str, JsonValue]\n\n",
-        );
-    }
-    out.push_str(&error_types());
-    for declared in &api.types {
-        out.push('\n');
-        declaration(&mut out, declared);
-    }
-    for function in &api.functions {
-        out.push('\n');
-        function_stub(&mut out, function);
-    }
+    let out = <Python as super::Language>::body(api);
     // What the module imports is what it uses: a type checker in strict mode flags the
     // rest.
     let mut used = vec!["Literal"];

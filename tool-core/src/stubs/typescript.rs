@@ -8,28 +8,33 @@ use serde_json::Value;
 use super::model::{Api, Declared, Field, Function, Shape, Ty};
 use crate::error::ErrorKind;
 
+/// TypeScript declarations.
+struct TypeScript;
+
+impl super::Language for TypeScript {
+    const JSON_VALUE: &'static str = "export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };";
+
+    fn error_types() -> String {
+        error_types()
+    }
+
+    fn declaration(out: &mut String, declared: &Declared) {
+        declaration(out, declared);
+    }
+
+    fn function(out: &mut String, function: &Function) {
+        function_stub(out, function);
+    }
+}
+
 pub(super) fn render(api: &Api) -> String {
-    let mut out = String::new();
-    out.push_str(concat!(
+    let mut out = String::from(concat!(
         "/**\n",
         " * The tools this program may call, one async function each: `await` a call, or run\n",
         " * several at once with `Promise.all`. A call that fails throws `ToolError`.\n",
         " */\n\n",
     ));
-    if api.uses_json {
-        out.push_str(
-            "export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };\n\n",
-        );
-    }
-    out.push_str(&error_types());
-    for declared in &api.types {
-        out.push('\n');
-        declaration(&mut out, declared);
-    }
-    for function in &api.functions {
-        out.push('\n');
-        function_stub(&mut out, function);
-    }
+    out.push_str(&<TypeScript as super::Language>::body(api));
     out
 }
 
