@@ -209,3 +209,68 @@ async fn without_the_servers_consent_clients_are_not_asked() {
     .await;
     assert_eq!(retry["error"]["code"], -32602, "{retry}");
 }
+
+/// Transfer money, also from programs.
+#[cfg(feature = "code")]
+#[tool(effect = "write", approval = always, callers = "any")]
+fn transfer_from_code(
+    /// To whom.
+    to: String,
+    /// How much.
+    amount: u32,
+) -> String {
+    PAID_FROM_CODE.fetch_add(1, Ordering::SeqCst);
+    format!("sent {amount} to {to}")
+}
+
+#[cfg(feature = "code")]
+static PAID_FROM_CODE: AtomicUsize = AtomicUsize::new(0);
+
+/// A program paused for a nested call's approval asks the person within the protocol:
+/// the elicitation shows the nested call, the client's retry of `run_code` carries the
+/// answer, and the program goes on, its call made once.
+#[cfg(feature = "code")]
+#[tokio::test]
+async fn a_paused_program_is_approved_within_the_protocol() {
+    let registry = Registry::builder()
+        .with(TransferFromCode)
+        .with_code_mode(toolwright::code::CodeMode::new())
+        .build()
+        .unwrap();
+    let server = McpServer::new(registry, Context::new())
+        .unwrap()
+        .with_client_approval();
+    let mut wire = Wire::serve(server);
+    let program = json!({"name": "run_code", "arguments": {"code": "r = await transfer_from_code(to='ana', amount=5)\n'done: ' + r"}});
+    let first = ask(&mut wire, 1, program.clone()).await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let message = result["inputRequests"]["approval"]["params"]["message"]
+        .as_str()
+        .unwrap();
+    assert!(
+        message.contains("transfer_from_code") && message.contains("\"ana\""),
+        "{message}"
+    );
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    assert_eq!(PAID_FROM_CODE.load(Ordering::SeqCst), 0);
+    let approve = json!({"approval": {"action": "accept", "content": {"approve": true}}});
+    let mut retry = program.clone();
+    retry["inputResponses"] = approve;
+    retry["requestState"] = json!(state);
+    let approved = ask(&mut wire, 2, retry.clone()).await;
+    assert_eq!(
+        approved["result"]["content"][0]["text"], "done: sent 5 to ana",
+        "{approved}"
+    );
+    let replayed = ask(&mut wire, 3, retry).await;
+    assert_eq!(
+        replayed["result"]["content"][0]["text"], "done: sent 5 to ana",
+        "{replayed}"
+    );
+    assert_eq!(
+        PAID_FROM_CODE.load(Ordering::SeqCst),
+        1,
+        "the transfer ran once"
+    );
+}

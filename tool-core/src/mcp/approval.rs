@@ -72,9 +72,14 @@ pub(super) fn ask(ticket: &ApprovalTicket) -> Result<InputRequiredResult, ErrorD
 /// A retry's ticket and the person's decision, `None` for the decision when the retry
 /// carries no answer (the client is asked again). The ticket is only decoded here; its
 /// signature, expiry and caller are checked by the registry before anything runs.
+///
+/// The retry must repeat the call the ticket is for, unless the tool called is a
+/// built-in that resumes tickets of its own (`run_code`: its ticket is for the call its
+/// paused program made, and the retry repeats the program).
 pub(super) fn answer(
     request: &CallToolRequestParams,
     state: &str,
+    resumes_own_tickets: bool,
 ) -> Result<(ApprovalTicket, Option<ApprovalDecision>), ErrorData> {
     let tampered = || {
         ErrorData::invalid_params(
@@ -85,7 +90,7 @@ pub(super) fn answer(
     let json = URL_SAFE_NO_PAD.decode(state).map_err(|_| tampered())?;
     let ticket: ApprovalTicket = serde_json::from_slice(&json).map_err(|_| tampered())?;
     let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
-    if request.name != ticket.tool || arguments != ticket.arguments {
+    if !resumes_own_tickets && (request.name != ticket.tool || arguments != ticket.arguments) {
         return Err(ErrorData::invalid_params(
             format!(
                 "this retry calls {} with other arguments than the call awaiting approval ({}): retry the same call, or call anew without requestState",

@@ -76,7 +76,11 @@ impl McpServer {
                     None,
                 ));
             }
-            Some(state) => match approval::answer(&request, state)? {
+            Some(state) => match approval::answer(
+                &request,
+                state,
+                self.registry.resumes_own_tickets(&request.name),
+            )? {
                 (ticket, None) => return approval::ask(&ticket).map(CallToolResponse::from),
                 (ticket, Some(decision)) => {
                     // A ticket this server did not sign, or another caller's, is refused

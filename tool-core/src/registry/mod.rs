@@ -239,6 +239,15 @@ impl Registry {
         }
     }
 
+    /// Whether `name` is a built-in that resumes tickets of its own (a paused program's
+    /// `run_code`): a retry of it may carry a ticket for another tool's call.
+    pub(crate) fn resumes_own_tickets(&self, name: &str) -> bool {
+        self.resumer.is_some()
+            && self
+                .entry(name)
+                .is_some_and(|entry| entry.builtin.is_some())
+    }
+
     /// The state a planned built-in keeps, of type `T`.
     #[cfg_attr(not(feature = "code"), allow(dead_code))]
     pub(crate) fn extension<T: 'static>(&self) -> Option<&T> {
