@@ -241,6 +241,7 @@ impl Registry {
 
     /// Whether `name` is a built-in that resumes tickets of its own (a paused program's
     /// `run_code`): a retry of it may carry a ticket for another tool's call.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) fn resumes_own_tickets(&self, name: &str) -> bool {
         self.resumer.is_some()
             && self
