@@ -89,7 +89,9 @@ pub(crate) type Resumer = for<'a> fn(
 
 /// Approval tickets a built-in's run leaves for its call's result (a program that
 /// paused for a nested call's approval): the tool's outcome has no room for one. Keyed
-/// by the address of the call, which is alive and pinned while it runs.
+/// by the address of the call, which is alive and pinned while it runs, and checked
+/// against its id: a ticket a dropped run left behind never reaches a later call that
+/// happens to sit at the same address.
 #[derive(Default)]
 pub(crate) struct LeftTickets(std::sync::Mutex<Vec<(usize, Box<crate::approval::ApprovalTicket>)>>);
 
@@ -121,9 +123,10 @@ impl LeftTickets {
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let index = left
-            .iter()
-            .position(|(slot, _)| *slot == Self::slot(call))?;
+        // The nested ticket's id is the run's id, `/`, the call's number.
+        let index = left.iter().position(|(slot, ticket)| {
+            *slot == Self::slot(call) && ticket.call_id.starts_with(&format!("{}/", call.id))
+        })?;
         Some(left.swap_remove(index).1)
     }
 }
