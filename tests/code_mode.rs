@@ -7,6 +7,7 @@
 #[path = "../examples/code_mode/scenario.rs"]
 mod scenario;
 
+use crate::support::block_on;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -90,15 +91,22 @@ fn exchange_rate(
 type Seen = std::sync::Arc<Mutex<Vec<(String, String)>>>;
 
 fn registry(limits: CodeLimits) -> (Registry, Seen) {
+    observed(
+        Registry::builder()
+            .with(Invoices)
+            .with(PayOut)
+            .with(DeleteCustomer)
+            .with(ExchangeRate)
+            .with_code_mode(CodeMode::new().limits(limits))
+            .with_approval_secret([7u8; 32]),
+    )
+}
+
+/// The registry `builder` builds, and what its observer sees start.
+fn observed(builder: toolwright::RegistryBuilder) -> (Registry, Seen) {
     let seen: Seen = Default::default();
     let log = seen.clone();
-    let registry = Registry::builder()
-        .with(Invoices)
-        .with(PayOut)
-        .with(DeleteCustomer)
-        .with(ExchangeRate)
-        .with_code_mode(CodeMode::new().limits(limits))
-        .with_approval_secret([7u8; 32])
+    let registry = builder
         .with_observer(move |event| {
             if let Event::Started { call_id, tool } = event {
                 log.lock().unwrap().push((call_id.clone(), tool.clone()));
@@ -118,19 +126,7 @@ fn context(caller: &str) -> Context {
 fn run(registry: &Registry, ctx: &Context, id: &str, program: &str) -> ToolResult {
     let call =
         ToolCall::new(id, "run_code", json!({ "code": program })).with_origin("conversation-1");
-    tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap()
-        .block_on(registry.dispatch(ctx, call))
-}
-
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap()
-        .block_on(future)
+    block_on(registry.dispatch(ctx, call))
 }
 
 fn value(result: &ToolResult) -> Value {
@@ -591,24 +587,14 @@ proptest::proptest! {
     fn every_call_a_program_makes_is_dispatched_once_and_only_valid_ones_run(
         groups in proptest::collection::vec(proptest::collection::vec(made(), 1..4), 1..6)
     ) {
-        let (registry, seen) = {
-            let seen: Seen = Default::default();
-            let log = seen.clone();
-            let registry = Registry::builder()
+        let (registry, seen) = observed(
+            Registry::builder()
                 .with(Invoices)
                 .with(PayOut)
                 .with(ExchangeRate)
                 .with_code_mode(CodeMode::new())
-                .defaults(toolwright::ToolSettings::new().policy(toolwright::policy::AllowAll))
-                .with_observer(move |event| {
-                    if let Event::Started { call_id, tool } = event {
-                        log.lock().unwrap().push((call_id.clone(), tool.clone()));
-                    }
-                })
-                .build()
-                .unwrap();
-            (registry, seen)
-        };
+                .defaults(toolwright::ToolSettings::new().policy(toolwright::policy::AllowAll)),
+        );
         // Each group is one statement: a call alone, or several gathered; every call is
         // made inside `attempt` (as in Python, a call with a keyword the function lacks
         // raises where it is made, before any await) so a failure is recorded, not raised.
@@ -863,7 +849,7 @@ fn hosted_code_gets_allowed_callers_and_its_calls_are_read_as_made_by_code() {
     assert_eq!(calls[0].via, toolwright::Via::Code);
 
     // With run_code, the code-only tool is in its stubs and not listed to the model.
-    let (with_code, _) = registry_with_code();
+    let (with_code, _) = self::registry(CodeLimits::default());
     let anthropic = with_code
         .definitions_for(&ctx, toolwright::Dialect::Anthropic { strict: false })
         .unwrap();
@@ -876,8 +862,4 @@ fn hosted_code_gets_allowed_callers_and_its_calls_are_read_as_made_by_code() {
             .is_none(),
         "programs run here, not at the provider"
     );
-}
-
-fn registry_with_code() -> (Registry, Seen) {
-    registry(CodeLimits::default())
 }

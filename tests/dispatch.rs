@@ -1,5 +1,6 @@
 //! The dispatcher: one result per call, every argument problem at once, errors as data.
 
+use crate::support::block_on;
 use crate::tools;
 
 use std::time::Duration;
@@ -28,14 +29,6 @@ fn ctx() -> Context {
     Context::new()
         .with(Notes::default())
         .with(toolwright::policy::Caller::new("tests", ["payments:write"]))
-}
-
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap()
-        .block_on(future)
 }
 
 /// The argument problems of a refused call, as the model reads them.

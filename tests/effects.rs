@@ -3,6 +3,7 @@
 //! scheduler. Orderings are asserted from recorded start and end events, never from
 //! wall-clock time.
 
+use crate::support::block_on;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -58,14 +59,6 @@ fn classify_command(command: &str) -> Effect {
 #[tool(effect = "dynamic", classify = classify_command)]
 fn run_command(command: String) -> String {
     format!("ran {command}")
-}
-
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap()
-        .block_on(future)
 }
 
 fn payer() -> Context {

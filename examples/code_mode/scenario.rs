@@ -136,14 +136,7 @@ pub async fn direct(registry: &Registry, ctx: &Context) -> Transcript {
             )
         })
         .collect();
-    for call in &calls {
-        input.push(json!({
-            "type": "function_call",
-            "call_id": call.id,
-            "name": call.name,
-            "arguments": json_text(&call.arguments),
-        }));
-    }
+    input.extend(calls.iter().map(function_call));
     let results = registry.dispatch_batch(ctx, calls).await;
     input.extend(render_results(dialect, &results));
     requests.push(request(&tools, &input));
@@ -182,12 +175,7 @@ pub async fn code(registry: &Registry, ctx: &Context) -> Transcript {
     let mut input = vec![json!({"role": "user", "content": QUESTION})];
     let mut requests = vec![request(&tools, &input)];
     let call = ToolCall::new("call_1", "run_code", json!({ "code": PROGRAM }));
-    input.push(json!({
-        "type": "function_call",
-        "call_id": call.id,
-        "name": call.name,
-        "arguments": json_text(&call.arguments),
-    }));
+    input.push(function_call(&call));
     let result = registry.dispatch(ctx, call).await;
     input.extend(render_results(dialect, std::slice::from_ref(&result)));
     requests.push(request(&tools, &input));
@@ -204,12 +192,13 @@ pub async fn code(registry: &Registry, ctx: &Context) -> Transcript {
     }
 }
 
-/// Arguments as the JSON text a model writes.
-fn json_text(arguments: &toolwright::CallArguments) -> String {
-    match arguments {
+/// The `function_call` item of the model's turn that made `call`.
+fn function_call(call: &ToolCall) -> Value {
+    let arguments = match &call.arguments {
         toolwright::CallArguments::Json(json) => json.clone(),
         toolwright::CallArguments::Value(value) => value.to_string(),
-    }
+    };
+    json!({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": arguments})
 }
 
 /// How many invoices of a customer are overdue (a small result, for measuring).

@@ -318,3 +318,12 @@ pub fn service_url(variable: &str) -> Option<String> {
     }
     found
 }
+
+/// Runs `future` to its end on a runtime of its own (one thread, with the time driver).
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap()
+        .block_on(future)
+}

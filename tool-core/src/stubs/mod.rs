@@ -1,8 +1,8 @@
 //! The API a program is written against, from the tools' contracts: one function per
 //! tool, typed from its input and output schemas, documented from its description and
-//! argument docs, with its effect and the one error it raises. `model.rs` reads the
-//! schemas into types (the part both languages share), `python.rs` and `typescript.rs`
-//! write them out.
+//! argument docs, with its effect and the one error it raises. `model.rs` holds the
+//! types both languages share, `read.rs` reads the schemas into them (`docs.rs` their
+//! doc text), `python.rs` and `typescript.rs` write them out.
 //!
 //! Every type toolwright emits has a faithful stub type: no `Any`, no `unknown`. A JSON
 //! value of any shape (`serde_json::Value`) is `JsonValue`, a recursive union of the six
@@ -10,8 +10,10 @@
 //! stub takes the nearest sound type and says the rest in a comment
 //! ([`Stubs::loose`]).
 
+mod docs;
 mod model;
 mod python;
+mod read;
 mod typescript;
 
 use crate::effect::Effect;
