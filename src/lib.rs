@@ -6,12 +6,12 @@
 #![deny(missing_docs)]
 
 pub use toolwright_core::{
-    Annotations, Arguments, CallArguments, Callers, Content, ContentBlock, Context, ContextType,
-    Dialect, DryRun, DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event, Idempotence,
-    IntoToolOutput, MissingContext, Observation, Prepared, Problem, Registry, RegistryBuilder,
-    RegistryError, RegistryErrors, Retry, SchemaGenerator, Telemetry, Tool, ToolCall, ToolError,
-    ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema, ToolSettings, ToolSpec, Toolset,
-    Via, is_valid_tool_name,
+    Annotations, Arguments, CallArguments, CallInfo, Callers, Content, ContentBlock, Context,
+    ContextType, Dialect, DryRun, DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event,
+    Idempotence, IntoToolOutput, MissingContext, Observation, Prepared, Problem, Registry,
+    RegistryBuilder, RegistryError, RegistryErrors, Retry, SchemaGenerator, Telemetry, Tool,
+    ToolCall, ToolError, ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema, ToolSettings,
+    ToolSpec, Toolset, Via, is_valid_tool_name,
 };
 
 // Each module lists what it exposes: an item added to the core is public here only when
@@ -108,6 +108,16 @@ pub mod mcp {
     pub use toolwright_core::mcp::{
         APPROVAL_TICKET_META, HttpLimits, HttpServer, IDEMPOTENCY_KEY_META, McpServer,
         RESUME_METHOD, SetupError, auth, rmcp, shutdown_signal,
+    };
+}
+
+/// Other MCP servers' tools as toolwright tools, every guarantee kept (feature
+/// `mcp-client`).
+#[cfg(feature = "mcp-client")]
+pub mod mcp_client {
+    pub use toolwright_core::mcp_client::{
+        ConnectError, Finding, FindingKind, ImportLimits, McpSource, McpSourceBuilder, Trust,
+        effect_of,
     };
 }
 

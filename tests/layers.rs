@@ -57,8 +57,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("the registry: tools and settings", &["registry"]),
     ("the call pipeline", &["dispatch"]),
     (
-        "what runs calls itself: programs, servers",
-        &["code", "mcp"],
+        "what runs calls itself: programs, servers, other servers' tools",
+        &["code", "mcp", "mcp_client"],
     ),
 ];
 

@@ -55,6 +55,8 @@ mod layers;
 mod mcp_approval;
 #[cfg(all(feature = "mcp", feature = "oauth"))]
 mod mcp_auth;
+#[cfg(all(feature = "mcp", feature = "mcp-client"))]
+mod mcp_client;
 #[cfg(feature = "mcp")]
 mod mcp_clients;
 #[cfg(feature = "mcp")]

@@ -22,6 +22,8 @@ pub mod feedback;
 pub mod idempotency;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "mcp-client")]
+pub mod mcp_client;
 mod observation;
 #[cfg(feature = "otel")]
 pub mod otel;
@@ -58,4 +60,6 @@ pub use registry::{
 pub use schema::{SchemaGenerator, ToolSchema};
 pub use spec::{Callers, Idempotence, ToolSpec, Via, is_valid_tool_name};
 pub use telemetry::Telemetry;
-pub use tool::{Arguments, IntoToolOutput, Prepared, Tool, ToolFuture, ToolOutcome, ToolOutput};
+pub use tool::{
+    Arguments, CallInfo, IntoToolOutput, Prepared, Tool, ToolFuture, ToolOutcome, ToolOutput,
+};

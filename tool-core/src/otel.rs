@@ -247,8 +247,8 @@ pub(crate) fn adopt_parent(
 }
 
 /// `span`'s W3C trace context (`traceparent`, and `tracestate` when set), to hand back
-/// to the client.
-#[cfg(feature = "mcp")]
+/// to the client, or to send to a server.
+#[cfg(any(feature = "mcp", feature = "mcp-client"))]
 pub(crate) fn trace_context(span: &tracing::Span) -> Vec<(String, String)> {
     use opentelemetry::propagation::Injector;
     use tracing_opentelemetry::OpenTelemetrySpanExt as _;

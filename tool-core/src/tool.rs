@@ -135,6 +135,20 @@ pub trait Tool: Send + Sync + 'static {
     /// asynchronous one returns [`ToolFuture::new`] and does its work when polled.
     fn run<'a>(&'a self, ctx: &'a Context, args: Prepared) -> ToolFuture<'a>;
 
+    /// [`Tool::run`], given what the dispatcher knows of the call beside its arguments:
+    /// its id and the idempotency key it runs under. The dispatcher calls this; a tool
+    /// that passes the call on (an imported MCP tool sends the key to its server, which
+    /// then runs the call once) overrides it, every other tool keeps this default.
+    fn run_call<'a>(
+        &'a self,
+        ctx: &'a Context,
+        call: CallInfo<'a>,
+        args: Prepared,
+    ) -> ToolFuture<'a> {
+        let _ = call;
+        self.run(ctx, args)
+    }
+
     /// The effect of this one call, for a tool whose declared effect is
     /// [`Effect::Dynamic`]: what its classifier (`#[tool(effect = "dynamic", classify =
     /// path)]`) says of these arguments. The dispatcher asks only such tools; any other
@@ -171,6 +185,17 @@ pub trait Tool: Send + Sync + 'static {
             Err(error) => ToolFuture::ready(Err(error)),
         }
     }
+}
+
+/// What the dispatcher knows of a call beside its arguments, for [`Tool::run_call`].
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct CallInfo<'a> {
+    /// The call's id (the provider's, or `<run>/<n>` for a call a program made).
+    pub id: &'a str,
+    /// The idempotency key the call claimed, scoped to its caller (64 hex digits), when
+    /// it runs under one: its effect must not happen twice.
+    pub idempotency_key: Option<&'a str>,
 }
 
 /// A call's arguments, validated and read into the tool's own types by

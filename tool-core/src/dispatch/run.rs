@@ -34,7 +34,7 @@ impl Registry {
     ) -> Run<'a> {
         let mut admitted = admitted;
         let Some(claim) = admitted.claim.take() else {
-            return self.run_with_retries(ctx, call, admitted, false, &notes.span);
+            return self.run_with_retries(ctx, call, admitted, None, &notes.span);
         };
         Run::Running(ToolFuture::new(async move {
             let (spec, effect) = (admitted.read.spec, admitted.effect);
@@ -56,7 +56,7 @@ impl Registry {
                 }
                 Err(Held::Refused(refusal)) => return Err(refusal),
             }
-            let run = self.run_with_retries(ctx, call, admitted, true, &notes.span);
+            let run = self.run_with_retries(ctx, call, admitted, Some(&claim.key), &notes.span);
             let outcome = self.holding(&claim, run).await;
             self.record(&claim, name, effect, &outcome).await;
             outcome
@@ -64,15 +64,15 @@ impl Registry {
     }
 
     /// Runs the tool (retried where allowed), reporting its start and finish.
-    /// `keyed`: the call holds an idempotency claim, so retrying it cannot repeat its
-    /// effect.
+    /// `key`: the idempotency key the call holds a claim on, so retrying it cannot repeat
+    /// its effect (and the tool may pass it on, [`Tool::run_call`](crate::tool::Tool::run_call)).
     #[inline(always)]
     pub(super) fn run_with_retries<'a>(
         &'a self,
         ctx: &'a Context,
         call: &'a ToolCall,
         admitted: Admitted<'a>,
-        keyed: bool,
+        key: Option<&'a str>,
         span: &tracing::Span,
     ) -> Run<'a> {
         let Admitted {
@@ -94,18 +94,18 @@ impl Registry {
         let retry = entry
             .settings
             .retry
-            .filter(|_| effect == Effect::ReadOnly || spec.is_idempotent() || keyed);
+            .filter(|_| effect == Effect::ReadOnly || spec.is_idempotent() || key.is_some());
         let run_span = crate::telemetry::phase!(span, "run");
-        let run = crate::telemetry::in_span!(run_span, self.start(ctx, call, entry, prepared));
+        let run = crate::telemetry::in_span!(run_span, self.start(ctx, call, key, entry, prepared));
         // Looked at in place: a finished outcome is moved once, into the result.
         let settled = run
             .outcome()
             .is_some_and(|outcome| retry.is_none() || !is_retryable(outcome));
         match run.into_ready() {
             Ok(outcome) if settled => Run::Finished(self.finished(call, outcome)),
-            run => Run::Running(
-                self.keep_running(ctx, call, entry, normalized, run, retry, span, run_span),
-            ),
+            run => Run::Running(self.keep_running(
+                ctx, call, key, entry, normalized, run, retry, span, run_span,
+            )),
         }
     }
 
@@ -116,6 +116,7 @@ impl Registry {
         &'a self,
         ctx: &'a Context,
         call: &'a ToolCall,
+        key: Option<&'a str>,
         entry: &'a Entry,
         normalized: Option<Box<serde_json::Value>>,
         run: Result<ToolOutcome, ToolFuture<'a>>,
@@ -144,7 +145,7 @@ impl Registry {
                             // Boxed: a retry is rare, and its run held inline would make
                             // every call in flight carry a second run's state.
                             Ok(prepared) => {
-                                Box::pin(self.run_prepared(ctx, call, entry, prepared)).await
+                                Box::pin(self.run_prepared(ctx, call, key, entry, prepared)).await
                             }
                             Err(error) => Err(error),
                         };
@@ -180,22 +181,24 @@ impl Registry {
         &self,
         ctx: &Context,
         call: &ToolCall,
+        key: Option<&str>,
         entry: &Entry,
         prepared: Prepared,
     ) -> ToolOutcome {
-        match self.start(ctx, call, entry, prepared).into_ready() {
+        match self.start(ctx, call, key, entry, prepared).into_ready() {
             Ok(outcome) => outcome,
             Err(running) => wait(entry, running).await,
         }
     }
 
-    /// Calls [`Tool::run`]: a synchronous tool does its work here, so its panic is
-    /// caught here.
+    /// Calls [`Tool::run_call`](crate::tool::Tool::run_call): a synchronous tool does its
+    /// work here, so its panic is caught here.
     #[inline]
     pub(super) fn start<'a>(
         &'a self,
         ctx: &'a Context,
         call: &'a ToolCall,
+        key: Option<&'a str>,
         entry: &'a Entry,
         prepared: Prepared,
     ) -> ToolFuture<'a> {
@@ -203,7 +206,13 @@ impl Registry {
             // A built-in (`search_tools`, `run_code`) reads the registry, which no tool
             // can hold.
             Some(builtin) => builtin(self, ctx, call, prepared),
-            None => entry.tool.run(ctx, prepared),
+            None => {
+                let info = crate::tool::CallInfo {
+                    id: &call.id,
+                    idempotency_key: key,
+                };
+                entry.tool.run_call(ctx, info, prepared)
+            }
         }))
         .unwrap_or_else(|panic| {
             ToolFuture::ready(Err(panicked(&entry.tool.spec().name, "running", &*panic)))

@@ -40,6 +40,11 @@ use crate::tool::ToolOutput;
 
 pub(crate) use canonical::{hex, scoped_key, write_canonical, write_json_string};
 pub use memory::MemoryStore;
+
+/// The key in an MCP `tools/call` request's `_meta` that carries the caller's
+/// idempotency key: a toolwright server reads it, a toolwright client sends it.
+#[cfg_attr(not(any(feature = "mcp", feature = "mcp-client")), allow(dead_code))]
+pub(crate) const IDEMPOTENCY_KEY_META: &str = "dev.toolwright/idempotency-key";
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
 pub(crate) use record::Record;

@@ -80,7 +80,7 @@ pub use rmcp;
 
 /// The key in a `tools/call` request's `_meta` that carries the client's idempotency
 /// key (a string).
-pub const IDEMPOTENCY_KEY_META: &str = "dev.toolwright/idempotency-key";
+pub const IDEMPOTENCY_KEY_META: &str = crate::idempotency::IDEMPOTENCY_KEY_META;
 
 /// The key in an `awaiting_approval` result's `_meta` that holds the signed
 /// [`ApprovalTicket`](crate::approval::ApprovalTicket).

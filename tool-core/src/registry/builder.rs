@@ -128,7 +128,7 @@ impl RegistryBuilder {
     /// Adds every tool of a service (`#[toolset]`); if any of them cannot join, none
     /// does.
     pub fn with_toolset<T: super::Toolset>(self, toolset: Arc<T>) -> Self {
-        let origin = format!("toolset {}", std::any::type_name::<T>());
+        let origin = toolset.origin();
         self.with_from(toolset.tools(), None, &origin)
     }
 
@@ -136,7 +136,7 @@ impl RegistryBuilder {
     /// name (`github` and `create_issue` give `github_create_issue`), for combining
     /// services whose tool names would collide or need their origin shown.
     pub fn with_toolset_prefixed<T: super::Toolset>(self, prefix: &str, toolset: Arc<T>) -> Self {
-        let origin = format!("toolset {} prefixed '{prefix}'", std::any::type_name::<T>());
+        let origin = format!("{} prefixed '{prefix}'", toolset.origin());
         self.with_from(toolset.tools(), Some(prefix), &origin)
     }
 

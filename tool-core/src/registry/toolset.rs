@@ -8,7 +8,7 @@ use crate::context::{Context, ContextType};
 use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::spec::ToolSpec;
-use crate::tool::{Arguments, Prepared, Tool, ToolFuture};
+use crate::tool::{Arguments, CallInfo, Prepared, Tool, ToolFuture};
 
 use super::RegistryError;
 
@@ -40,6 +40,13 @@ use super::RegistryError;
 pub trait Toolset: Send + Sync + 'static {
     /// The service's tools, each holding a clone of `self`.
     fn tools(self: Arc<Self>) -> Vec<Arc<dyn Tool>>;
+
+    /// Where the tools come from, as errors name it (two tools with one name: both
+    /// origins): the service's type, unless the toolset knows better (an MCP server's
+    /// name and address).
+    fn origin(&self) -> String {
+        format!("toolset {}", std::any::type_name::<Self>())
+    }
 }
 
 /// Every example of the tool is a call it accepts: read as one, without running it.
@@ -95,6 +102,15 @@ impl Tool for Prefixed {
 
     fn run<'a>(&'a self, ctx: &'a Context, args: Prepared) -> ToolFuture<'a> {
         self.inner.run(ctx, args)
+    }
+
+    fn run_call<'a>(
+        &'a self,
+        ctx: &'a Context,
+        call: CallInfo<'a>,
+        args: Prepared,
+    ) -> ToolFuture<'a> {
+        self.inner.run_call(ctx, call, args)
     }
 
     fn effect_of(&self, args: &Prepared) -> Effect {

@@ -1,0 +1,304 @@
+//! Other servers' tools through `McpSource` (feature `mcp-client`), against toolwright's
+//! own example server, over stdio and Streamable HTTP: the import (names, effects,
+//! screening), arguments checked before the network, the idempotency key forwarded, a
+//! restarted server reconnected, and list changes followed.
+
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolwright::mcp::{HttpServer as InProcessServer, McpServer};
+use toolwright::mcp_client::{FindingKind, McpSource};
+use toolwright::policy::{AllowAll, Caller};
+use toolwright::{
+    Context, Dialect, Effect, ErrorKind, Registry, ToolCall, ToolError, ToolSettings, tool,
+};
+
+use crate::support::{HttpServer, server_binary};
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// The example server over stdio, with `args`.
+fn stdio(args: &[&str]) -> Command {
+    let mut command = Command::new(server_binary());
+    command.args(args);
+    command
+}
+
+/// A registry of `source`'s tools whose calls all run (no one to approve here).
+fn allow_all(source: Arc<McpSource>) -> Registry {
+    Registry::builder()
+        .with_toolset(source)
+        .defaults(ToolSettings::new().policy(AllowAll))
+        .build()
+        .unwrap()
+}
+
+fn call(name: &str, arguments: Value) -> ToolCall {
+    ToolCall::new("call-1", name, arguments)
+}
+
+#[test]
+fn the_example_servers_tools_import_and_run_over_stdio_and_http() {
+    let runtime = runtime();
+    let http = HttpServer::start();
+    for source in [
+        McpSource::stdio("example", stdio(&[])).prefix("ex"),
+        McpSource::http("example", &http.url).prefix("ex"),
+    ] {
+        let source = runtime.block_on(source.connect()).unwrap();
+        let names: Vec<&str> = source.tool_names().collect();
+        for expected in ["ex_read_file", "ex_convert_temperature", "ex_save_note"] {
+            assert!(names.contains(&expected), "{names:?}");
+        }
+        assert!(
+            source
+                .findings()
+                .iter()
+                .all(|finding| finding.kind != FindingKind::Refused),
+            "{:?}",
+            source.findings()
+        );
+        let registry = allow_all(source.clone());
+        // Untrusted: every tool is external, whatever the server's annotations say.
+        assert!(registry.specs().all(|spec| spec.effect == Effect::External));
+        // Every dialect can show them.
+        for dialect in Dialect::ALL {
+            registry
+                .definitions(dialect)
+                .unwrap_or_else(|error| panic!("{dialect:?}: {error}"));
+        }
+        let ctx = Context::new();
+        let result = runtime.block_on(registry.dispatch(
+            &ctx,
+            call(
+                "ex_convert_temperature",
+                json!({"value": 100.0, "from": "celsius", "to": "fahrenheit"}),
+            ),
+        ));
+        let output = result.outcome.expect("the call runs");
+        assert!(output.to_text().contains("212"), "{output:?}");
+    }
+}
+
+#[test]
+fn arguments_are_checked_here_every_problem_at_once_before_the_network() {
+    let runtime = runtime();
+    let source = runtime
+        .block_on(McpSource::stdio("example", stdio(&[])).connect())
+        .unwrap();
+    let registry = allow_all(source.clone());
+    // The connection is closed: a call that reached the network would open another.
+    source.close();
+    let result = runtime.block_on(registry.dispatch(
+        &Context::new(),
+        call(
+            "convert_temperature",
+            json!({"value": "hot", "from": "rankine", "extra": 1}),
+        ),
+    ));
+    let error = result.outcome.unwrap_err();
+    assert_eq!(error.kind, ErrorKind::InvalidArguments, "{error:?}");
+    let paths: Vec<&str> = error.problems.iter().map(|p| p.path.as_str()).collect();
+    assert!(paths.contains(&"$.value"), "{paths:?}");
+    assert!(paths.contains(&"$.from"), "{paths:?}");
+    assert!(error.problems.len() >= 4, "{:?}", error.problems);
+    assert_eq!(source.connections(), 1, "nothing was sent");
+}
+
+#[test]
+fn untrusted_tools_ask_first_and_trusted_annotations_give_effects() {
+    let runtime = runtime();
+    let untrusted = runtime
+        .block_on(McpSource::stdio("example", stdio(&[])).connect())
+        .unwrap();
+    let registry = Registry::builder().with_toolset(untrusted).build().unwrap();
+    let result = runtime.block_on(registry.dispatch(
+        &Context::new(),
+        call(
+            "convert_temperature",
+            json!({"value": 1.0, "from": "celsius", "to": "kelvin"}),
+        ),
+    ));
+    assert_eq!(
+        result.outcome.unwrap_err().kind,
+        ErrorKind::AwaitingApproval,
+        "the default policy asks before an untrusted server's tool runs"
+    );
+
+    let trusted = runtime
+        .block_on(
+            McpSource::stdio("example", stdio(&["--ledger", "/dev/null"]))
+                .trust_annotations()
+                .connect(),
+        )
+        .unwrap();
+    let registry = Registry::builder().with_toolset(trusted).build().unwrap();
+    let effect = |name: &str| registry.get(name).unwrap().spec().effect;
+    assert_eq!(effect("convert_temperature"), Effect::ReadOnly);
+    assert_eq!(effect("send_payout"), Effect::External);
+    assert_eq!(effect("save_note"), Effect::Write);
+    assert!(
+        registry
+            .get("save_note")
+            .unwrap()
+            .spec()
+            .needs_idempotency_key(Effect::Write),
+        "idempotentHint false: its calls run under a key"
+    );
+    let result = runtime.block_on(registry.dispatch(
+        &Context::new(),
+        call(
+            "convert_temperature",
+            json!({"value": 1.0, "from": "celsius", "to": "kelvin"}),
+        ),
+    ));
+    assert!(result.outcome.is_ok(), "{:?}", result.outcome);
+}
+
+#[test]
+fn the_idempotency_key_reaches_the_server_which_runs_the_call_once() {
+    let runtime = runtime();
+    let dir = std::env::temp_dir().join(format!("toolwright-client-key-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ledger = dir.join("payouts.log");
+    let _ = std::fs::remove_file(&ledger);
+    let server = HttpServer::start_with(&["--ledger", ledger.to_str().unwrap()], &[]);
+    let ctx = Context::new().with(Caller::new("alice", [] as [&str; 0]));
+    // Two clients, each with its own registry and idempotency store: only the server
+    // can tell the second call is the first one again.
+    for _ in 0..2 {
+        let source = runtime
+            .block_on(McpSource::http("payments", &server.url).connect())
+            .unwrap();
+        let registry = allow_all(source);
+        let result = runtime.block_on(
+            registry.dispatch(
+                &ctx,
+                call("send_payout", json!({"recipient": "acct-7", "amount": 250}))
+                    .with_idempotency_key("payout-2026-12-01"),
+            ),
+        );
+        assert!(result.outcome.is_ok(), "{:?}", result.outcome);
+    }
+    let lines = std::fs::read_to_string(&ledger).unwrap();
+    assert_eq!(lines.lines().count(), 1, "{lines}");
+}
+
+#[test]
+fn a_restarted_server_is_reconnected_and_a_safe_call_recovers() {
+    let runtime = runtime();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let address = format!("127.0.0.1:{port}");
+    let mut server = HttpServer::start_with(&["--http", &address], &[]);
+    let source = runtime
+        .block_on(
+            McpSource::http("example", &server.url)
+                .trust_annotations()
+                .connect(),
+        )
+        .unwrap();
+    let registry = allow_all(source.clone());
+    let convert = || {
+        runtime.block_on(registry.dispatch(
+            &Context::new(),
+            call(
+                "convert_temperature",
+                json!({"value": 0.0, "from": "celsius", "to": "kelvin"}),
+            ),
+        ))
+    };
+    assert!(convert().outcome.is_ok());
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    let down = convert().outcome.unwrap_err();
+    assert!(down.retryable, "{down:?}");
+    let _restarted = HttpServer::start_with(&["--http", &address], &[]);
+    let result = convert();
+    assert!(result.outcome.is_ok(), "{:?}", result.outcome);
+}
+
+/// Turned off and on by the test, to make the server's list change.
+#[tool(effect = "read_only")]
+fn weather(
+    /// The city.
+    city: String,
+) -> String {
+    format!("sunny in {city}")
+}
+
+/// Always there.
+#[tool(effect = "read_only")]
+fn ping() -> String {
+    "pong".into()
+}
+
+#[test]
+fn a_changed_list_is_followed_and_a_vanished_tool_is_refused_before_sending() {
+    let runtime = runtime();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let remote = Registry::builder()
+        .with(Weather)
+        .with(Ping)
+        .with_runtime_toggles()
+        .build()
+        .unwrap();
+    let server = McpServer::new(remote, Context::new()).unwrap();
+    let remote = server.clone();
+    runtime.spawn(InProcessServer::new(server).serve(listener));
+
+    let source = runtime
+        .block_on(
+            McpSource::http("weather", &url)
+                .trust_annotations()
+                .connect(),
+        )
+        .unwrap();
+    let registry = Arc::new(
+        Registry::builder()
+            .with_toolset(source.clone())
+            .with_runtime_toggles()
+            .build()
+            .unwrap(),
+    );
+    let _guard = runtime.enter();
+    source.watch(&registry, Duration::from_millis(10));
+    let ask = || {
+        runtime
+            .block_on(registry.dispatch(&Context::new(), call("weather", json!({"city": "Oslo"}))))
+    };
+    assert_eq!(ask().outcome.unwrap().to_text(), "sunny in Oslo");
+
+    remote.registry().set_enabled("weather", false).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while registry.is_enabled("weather") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the watcher turned it off"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let refused: ToolError = ask().outcome.unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::UnknownTool, "{refused:?}");
+
+    remote.registry().set_enabled("weather", true).unwrap();
+    while !registry.is_enabled("weather") {
+        assert!(std::time::Instant::now() < deadline, "and on again");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(ask().outcome.unwrap().to_text(), "sunny in Oslo");
+}

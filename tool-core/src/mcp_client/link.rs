@@ -1,0 +1,349 @@
+//! The connection to one server: how to reach it (a child process's stdio, or Streamable
+//! HTTP), the handshake in either protocol era, and a new connection (a new session)
+//! when the old one is gone. What the server sends unasked is answered here: list
+//! changes are passed on; sampling and elicitation are refused (no capability declared).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt as _, NotificationContext, Peer, RoleClient,
+    RunningService, ServiceError,
+};
+
+/// Where a server is.
+#[derive(Debug)]
+pub(super) enum Endpoint {
+    /// A program started as a child, speaking over its stdin and stdout. Kept as a
+    /// `std` command (which can be read back) so it can be started again.
+    Stdio(std::process::Command),
+    /// A Streamable HTTP endpoint.
+    Http {
+        url: String,
+        /// The `Authorization` header's value (never logged).
+        authorization: Option<Secret>,
+    },
+}
+
+/// A value that must not reach a log: its `Debug` says only that it is there.
+#[derive(Clone)]
+pub(super) struct Secret(pub(super) String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(..)")
+    }
+}
+
+impl Endpoint {
+    /// What a person calls it in an error: the program, or the URL.
+    pub(super) fn describe(&self) -> String {
+        match self {
+            Endpoint::Stdio(command) => {
+                format!("stdio: {}", command.get_program().to_string_lossy())
+            }
+            Endpoint::Http { url, .. } => url.clone(),
+        }
+    }
+}
+
+/// Why a connection could not be made.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// The program could not be started.
+    Spawn(std::io::Error),
+    /// The handshake failed (the server is down, refused, or spoke no MCP we know).
+    Handshake(String),
+    /// The handshake did not finish in time.
+    Timeout(Duration),
+    /// Listing the tools failed.
+    List(String),
+}
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConnectError::Spawn(error) => write!(f, "the server could not be started: {error}"),
+            ConnectError::Handshake(error) => write!(f, "the MCP handshake failed: {error}"),
+            ConnectError::Timeout(limit) => {
+                write!(
+                    f,
+                    "the server did not answer the handshake within {} ms",
+                    limit.as_millis()
+                )
+            }
+            ConnectError::List(error) => write!(f, "listing the server's tools failed: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for ConnectError {}
+
+/// What the server tells the client unasked.
+#[derive(Clone, Default)]
+pub(super) struct Handler {
+    /// Rung when the server says its tool list changed (for a watcher).
+    pub(super) changed: Arc<tokio::sync::Notify>,
+    /// Set then too: the list is read again before the next call.
+    pub(super) dirty: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Handler {
+    /// The tool list may have changed.
+    pub(super) fn list_changed(&self) {
+        self.dirty.store(true, Ordering::Release);
+        self.changed.notify_one();
+    }
+}
+
+impl rmcp::ClientHandler for Handler {
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        self.list_changed();
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("toolwright", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+type Running = RunningService<RoleClient, Handler>;
+
+/// The live connection, and which one it is (each reconnection counts one up).
+struct Current {
+    service: Arc<Running>,
+    generation: u64,
+}
+
+/// The connection to one server, made again when lost.
+pub(super) struct Link {
+    pub(super) endpoint: Endpoint,
+    pub(super) handler: Handler,
+    pub(super) connect_timeout: Duration,
+    current: Mutex<Option<Current>>,
+    /// One reconnection at a time.
+    reconnecting: tokio::sync::Mutex<()>,
+    generations: AtomicU64,
+    /// How many connections were made (the first included).
+    pub(super) connections: AtomicU64,
+}
+
+impl Link {
+    pub(super) fn new(endpoint: Endpoint, handler: Handler, connect_timeout: Duration) -> Self {
+        Self {
+            endpoint,
+            handler,
+            connect_timeout,
+            current: Mutex::new(None),
+            reconnecting: tokio::sync::Mutex::new(()),
+            generations: AtomicU64::new(0),
+            connections: AtomicU64::new(0),
+        }
+    }
+
+    fn live(&self) -> Option<(Peer<RoleClient>, u64)> {
+        let current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        let current = current.as_ref()?;
+        let alive = !current.service.is_closed() && !current.service.peer().is_transport_closed();
+        alive.then(|| (current.service.peer().clone(), current.generation))
+    }
+
+    /// The live connection's peer and generation, connecting first if there is none (or
+    /// the one there was is closed). Nothing is sent on a closed connection, so a call
+    /// that waits here has not reached the server.
+    pub(super) async fn peer(&self) -> Result<(Peer<RoleClient>, u64), ConnectError> {
+        if let Some(live) = self.live() {
+            return Ok(live);
+        }
+        let _one = self.reconnecting.lock().await;
+        if let Some(live) = self.live() {
+            return Ok(live);
+        }
+        let service = Arc::new(self.connect().await?);
+        self.listen_for_changes(service.peer()).await;
+        let generation = self.generations.fetch_add(1, Ordering::AcqRel) + 1;
+        let peer = service.peer().clone();
+        let old = self
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .replace(Current {
+                service,
+                generation,
+            });
+        self.connections.fetch_add(1, Ordering::AcqRel);
+        if let Some(old) = old {
+            old.service.cancellation_token().cancel();
+        }
+        // A new session may list other tools than the last one did.
+        if generation > 1 {
+            self.handler.list_changed();
+        }
+        Ok((peer, generation))
+    }
+
+    /// On 2026-07-28, a server tells of list changes only on a stream the client opens
+    /// for them (`subscriptions/listen`); earlier, it sends them unasked (the handler).
+    async fn listen_for_changes(&self, peer: &Peer<RoleClient>) {
+        let Some(info) = peer.peer_info() else {
+            return;
+        };
+        let announces = info
+            .capabilities
+            .tools
+            .as_ref()
+            .and_then(|tools| tools.list_changed)
+            .unwrap_or(false);
+        if info.protocol_version.has_initialize() || !announces {
+            return;
+        }
+        let filter = rmcp::model::SubscriptionFilter::builder()
+            .tools_list_changed()
+            .build();
+        match peer.listen(filter).await {
+            Ok(mut subscription) => {
+                let handler = self.handler.clone();
+                tokio::spawn(async move {
+                    while let Ok(Some(notification)) = subscription.next().await {
+                        if matches!(
+                            notification,
+                            rmcp::model::ServerNotification::ToolListChangedNotification(_)
+                        ) {
+                            handler.list_changed();
+                        }
+                    }
+                });
+            }
+            Err(error) => {
+                tracing::debug!(%error, "the server refused a stream of tool list changes");
+            }
+        }
+    }
+
+    /// Forgets connection `generation` after a call on it lost the transport: the next
+    /// call connects again.
+    pub(super) fn lost(&self, generation: u64) {
+        let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        if current
+            .as_ref()
+            .is_some_and(|current| current.generation == generation)
+            && let Some(old) = current.take()
+        {
+            old.service.cancellation_token().cancel();
+        }
+    }
+
+    /// Closes the connection (a child process is stopped).
+    pub(super) fn close(&self) {
+        if let Some(old) = self
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            old.service.cancellation_token().cancel();
+        }
+    }
+
+    /// A new connection: the handshake of the newest protocol the server speaks (server
+    /// discovery on 2026-07-28, `initialize` before it).
+    async fn connect(&self) -> Result<Running, ConnectError> {
+        let lifecycle = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        };
+        let handler = self.handler.clone();
+        let handshake = async {
+            match &self.endpoint {
+                Endpoint::Stdio(command) => {
+                    let transport =
+                        rmcp::transport::TokioChildProcess::builder(tokio_command(command))
+                            .stderr(std::process::Stdio::inherit())
+                            .spawn()
+                            .map_err(ConnectError::Spawn)?
+                            .0;
+                    handler
+                        .serve_with_lifecycle(transport, lifecycle)
+                        .await
+                        .map_err(|error| ConnectError::Handshake(error.to_string()))
+                }
+                Endpoint::Http { url, authorization } => {
+                    install_tls_provider();
+                    let mut config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                    if let Some(Secret(value)) = authorization {
+                        config = config.auth_header(value.clone());
+                    }
+                    let transport =
+                        rmcp::transport::StreamableHttpClientTransport::from_config(config);
+                    handler
+                        .serve_with_lifecycle(transport, lifecycle)
+                        .await
+                        .map_err(|error| ConnectError::Handshake(error.to_string()))
+                }
+            }
+        };
+        tokio::time::timeout(self.connect_timeout, handshake)
+            .await
+            .map_err(|_| ConnectError::Timeout(self.connect_timeout))?
+    }
+}
+
+/// A fresh tokio command from the one the user gave (a command is spent when started).
+fn tokio_command(command: &std::process::Command) -> tokio::process::Command {
+    let mut fresh = tokio::process::Command::new(command.get_program());
+    fresh.args(command.get_args());
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => fresh.env(key, value),
+            None => fresh.env_remove(key),
+        };
+    }
+    if let Some(dir) = command.get_current_dir() {
+        fresh.current_dir(dir);
+    }
+    fresh.kill_on_drop(true);
+    fresh
+}
+
+/// rustls with ring as the process's TLS provider, unless one is installed already.
+fn install_tls_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Losing the race to another thread installing one is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}
+
+/// Whether a failed request certainly never reached the server: the connection was
+/// refused, or closed before anything was sent. Anything else (a reset mid-request, no
+/// answer) leaves the call's outcome unknown.
+pub(super) fn never_sent(error: &ServiceError) -> bool {
+    let ServiceError::TransportSend(error) = error else {
+        return false;
+    };
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    while let Some(current) = source {
+        if let Some(io) = current.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::NotFound
+            )
+        {
+            return true;
+        }
+        source = current.source();
+    }
+    false
+}
+
+/// Whether `error` means the connection is gone (so the next call reconnects).
+pub(super) fn is_lost(error: &ServiceError) -> bool {
+    matches!(
+        error,
+        ServiceError::TransportSend(_) | ServiceError::TransportClosed
+    )
+}

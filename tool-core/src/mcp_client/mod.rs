@@ -1,0 +1,57 @@
+//! Other MCP servers' tools as toolwright tools (feature `mcp-client`): [`McpSource`]
+//! connects to a server (a child process over stdio, or Streamable HTTP; the 2026-07-28
+//! protocol or the 2025-11-25 one, whichever the server speaks), lists its tools and
+//! imports them into a [`Registry`](crate::Registry) as ordinary tools, so every layer
+//! applies to them unchanged: definitions in every dialect, validation, effects and
+//! policy, approval, idempotency, output budgets, search, visibility and code mode.
+//!
+//! MCP is not a security boundary: a server's descriptions, annotations and results are
+//! a stranger's words. So, unless the user says otherwise:
+//!
+//! | what the server sends | what toolwright does |
+//! | --- | --- |
+//! | annotations (`readOnlyHint`, ...) | ignored: every tool is `external` (the default policy asks a person); with [`McpSourceBuilder::trust_annotations`], mapped by [`effect_of`] |
+//! | descriptions and titles (the tool's, and inside its schemas) | hidden characters removed, cut to a limit, instructions aimed at the model reported as [`Finding`]s |
+//! | an input schema | refused with the reason if too large, not an object schema, or not a schema toolwright can check; otherwise every call is checked against it here, before the network |
+//! | an output schema | the result is checked against it; a result that does not match is an error |
+//! | results | through the output budget, like every tool's; never read as instructions |
+//! | `notifications/tools/list_changed` | the list is read again before the next call; a changed or vanished tool is refused, not sent ([`McpSource::watch`] turns it off in the registry) |
+//! | sampling, elicitation | refused (no capability declared) |
+//!
+//! A lost connection is made again (a new session when the old one is gone). A call is
+//! sent again after it only when that cannot repeat its effect: the connection was
+//! refused (nothing sent), the tool is a trusted read-only or idempotent one, or the call
+//! carries an idempotency key and the server honours it
+//! ([`McpSourceBuilder::honours_idempotency_keys`]). Otherwise its outcome is reported as
+//! unknown. The dispatcher's idempotency key goes to the server in `_meta`
+//! (`dev.toolwright/idempotency-key`), and with feature `otel` the trace context
+//! (`traceparent`) too, so a trace runs from the model's call into the server.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::process::Command;
+//! use toolwright::mcp_client::McpSource;
+//! use toolwright::Registry;
+//!
+//! let mut command = Command::new("npx");
+//! command.args(["-y", "@modelcontextprotocol/server-everything"]);
+//! let everything = McpSource::stdio("everything", command)
+//!     .prefix("everything")
+//!     .connect()
+//!     .await?;
+//! for finding in everything.findings() {
+//!     eprintln!("{finding}");
+//! }
+//! let registry = Registry::builder().with_toolset(everything).build()?;
+//! # Ok(()) }
+//! ```
+
+mod import;
+mod link;
+mod remote;
+pub(crate) mod screen;
+mod source;
+
+pub use import::{Finding, FindingKind, ImportLimits, Trust, effect_of};
+pub use link::ConnectError;
+pub use source::{McpSource, McpSourceBuilder};

@@ -1,0 +1,352 @@
+//! A server's tool as a toolwright [`Tool`]: arguments checked here against the server's
+//! schema (every problem at once, no round trip), the call sent with its idempotency key
+//! and trace context in `_meta`, sent again after a lost connection only when that cannot
+//! repeat its effect, and the answer checked against the server's output schema.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, MetaObject, RequestMetaObject,
+};
+use serde_json::{Map, Value};
+
+use super::link;
+use super::source::{Listed, Shared};
+use crate::content::ContentBlock;
+use crate::context::Context;
+use crate::effect::Effect;
+use crate::error::{ErrorKind, ToolError};
+use crate::spec::ToolSpec;
+use crate::tool::{Arguments, CallInfo, Prepared, Tool, ToolFuture, ToolOutcome, ToolOutput};
+use crate::validate::Validator;
+
+/// One imported tool.
+pub(super) struct RemoteTool {
+    pub(super) spec: ToolSpec,
+    /// Its name on the server.
+    pub(super) remote: Arc<str>,
+    pub(super) input: Validator,
+    pub(super) output: Option<Validator>,
+    pub(super) source: Arc<Shared>,
+}
+
+impl Tool for RemoteTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn prepare(&self, args: Arguments<'_>) -> Result<Prepared, ToolError> {
+        let parsed;
+        let value = match args {
+            Arguments::Value(value) => value,
+            Arguments::Json(text) => {
+                parsed = serde_json::from_str::<Value>(text).map_err(|error| {
+                    ToolError::invalid_arguments(
+                        format!("the arguments are not valid JSON: {error}"),
+                        Vec::new(),
+                    )
+                    .with_hint("send the arguments as one JSON object")
+                })?;
+                &parsed
+            }
+        };
+        let problems = self.input.validate(value);
+        if !problems.is_empty() {
+            return Err(ToolError::invalid_arguments(
+                format!(
+                    "the arguments do not match the input schema of '{}' ({} problem(s))",
+                    self.spec.name,
+                    problems.len()
+                ),
+                problems,
+            )
+            .with_hint("fix every problem listed and call again"));
+        }
+        match value {
+            Value::Object(object) => Ok(Prepared::new(object.clone())),
+            _ => Err(ToolError::invalid_arguments(
+                "the arguments must be a JSON object",
+                Vec::new(),
+            )),
+        }
+    }
+
+    fn run<'a>(&'a self, ctx: &'a Context, args: Prepared) -> ToolFuture<'a> {
+        let call = CallInfo {
+            id: "",
+            idempotency_key: None,
+        };
+        self.run_call(ctx, call, args)
+    }
+
+    fn run_call<'a>(
+        &'a self,
+        _: &'a Context,
+        call: CallInfo<'a>,
+        args: Prepared,
+    ) -> ToolFuture<'a> {
+        let key = call.idempotency_key;
+        ToolFuture::new(async move {
+            let arguments = args.downcast::<Map<String, Value>>()?;
+            self.send(arguments, key).await
+        })
+    }
+}
+
+impl RemoteTool {
+    /// Whether sending the call again cannot repeat its effect: it has none (a trusted
+    /// read-only tool), it is declared idempotent, or it carries a key the server is
+    /// known to honour.
+    fn replay_safe(&self, keyed: bool) -> bool {
+        self.spec.effect == Effect::ReadOnly
+            || self.spec.is_idempotent()
+            || (keyed && self.source.honours_keys)
+    }
+
+    async fn send(&self, arguments: Map<String, Value>, key: Option<&str>) -> ToolOutcome {
+        let source = &*self.source;
+        source.refresh_if_changed().await;
+        match source.listed(&self.remote) {
+            Listed::Same => {}
+            Listed::Gone => {
+                return Err(ToolError::new(
+                    ErrorKind::NotFound,
+                    format!(
+                        "'{}' is no longer offered by the MCP server '{}'",
+                        self.spec.name, source.name
+                    ),
+                )
+                .with_retryable(false)
+                .with_hint("use another tool"));
+            }
+            Listed::Changed => {
+                return Err(ToolError::failed(format!(
+                    "the MCP server '{}' changed the contract of '{}' since it was imported; the call was not sent",
+                    source.name, self.spec.name
+                ))
+                .with_hint("use another tool: this one is offered again once its contract is reviewed and imported anew"));
+            }
+        }
+        let span = client_span(&source.name, &self.remote);
+        let mut params =
+            CallToolRequestParams::new(self.remote.to_string()).with_arguments(arguments);
+        let mut meta = Map::new();
+        if let Some(key) = key {
+            meta.insert(
+                crate::idempotency::IDEMPOTENCY_KEY_META.to_owned(),
+                Value::String(key.to_owned()),
+            );
+        }
+        #[cfg(feature = "otel")]
+        if !span.is_disabled() {
+            for (name, value) in crate::otel::trace_context(&span) {
+                meta.insert(name, Value::String(value));
+            }
+        }
+        if !meta.is_empty() {
+            params.meta = Some(RequestMetaObject(MetaObject(meta)));
+        }
+        let replay_safe = self.replay_safe(key.is_some());
+        let outcome =
+            tracing::Instrument::instrument(self.attempt(params, replay_safe), span).await;
+        outcome.and_then(|result| self.answer(result))
+    }
+
+    /// Sends the call, once more after a lost connection when that is safe.
+    async fn attempt(
+        &self,
+        params: CallToolRequestParams,
+        replay_safe: bool,
+    ) -> Result<CallToolResponse, ToolError> {
+        let source = &*self.source;
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let (peer, generation) = source.link.peer().await.map_err(|error| {
+                // Nothing was sent: any call may be tried again.
+                ToolError::retryable(format!(
+                    "the MCP server '{}' cannot be reached: {error}",
+                    source.name
+                ))
+                .with_hint("try again in a moment")
+            })?;
+            let sent =
+                tokio::time::timeout(source.call_timeout, peer.call_tool_once(params.clone()))
+                    .await;
+            let error = match sent {
+                Ok(Ok(response)) => return Ok(response),
+                Ok(Err(error)) => error,
+                Err(_) => {
+                    // Dropping the request sent `notifications/cancelled`.
+                    return Err(ToolError::new(
+                        ErrorKind::Timeout,
+                        format!(
+                            "the MCP server '{}' did not answer '{}' within {} ms; whether it ran is unknown",
+                            source.name,
+                            self.spec.name,
+                            source.call_timeout.as_millis()
+                        ),
+                    )
+                    .with_retryable(replay_safe)
+                    .with_hint(unknown_hint(replay_safe)));
+                }
+            };
+            let lost = link::is_lost(&error);
+            if lost {
+                source.link.lost(generation);
+            }
+            let again = attempts < 2 && lost && (link::never_sent(&error) || replay_safe);
+            if again {
+                source
+                    .retries
+                    .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+                continue;
+            }
+            return Err(if lost {
+                ToolError::failed(format!(
+                    "the connection to the MCP server '{}' was lost during the call to '{}'; whether it ran is unknown",
+                    source.name, self.spec.name
+                ))
+                .with_retryable(false)
+                .with_hint(unknown_hint(replay_safe))
+            } else if let rmcp::service::ServiceError::McpError(data) = &error {
+                ToolError::failed(format!(
+                    "the MCP server '{}' refused the call to '{}': {} (JSON-RPC error {})",
+                    source.name, self.spec.name, data.message, data.code.0
+                ))
+                .with_retryable(false)
+            } else {
+                ToolError::failed(format!(
+                    "the call to '{}' on the MCP server '{}' failed: {error}",
+                    self.spec.name, source.name
+                ))
+                .with_retryable(false)
+            });
+        }
+    }
+
+    /// The server's answer as the tool's outcome.
+    fn answer(&self, response: CallToolResponse) -> ToolOutcome {
+        let server = &self.source.name;
+        let result = match response {
+            CallToolResponse::Complete(result) => result,
+            CallToolResponse::InputRequired(_) => {
+                return Err(ToolError::failed(format!(
+                    "the MCP server '{server}' asks for input to go on with '{}', which this client does not give",
+                    self.spec.name
+                ))
+                .with_retryable(false));
+            }
+            CallToolResponse::Task(_) => {
+                return Err(ToolError::failed(format!(
+                    "the MCP server '{server}' made the call to '{}' a task, which this client does not follow",
+                    self.spec.name
+                ))
+                .with_retryable(false));
+            }
+            _ => {
+                return Err(ToolError::failed(format!(
+                    "the MCP server '{server}' answered '{}' in a form this client does not know",
+                    self.spec.name
+                ))
+                .with_retryable(false));
+            }
+        };
+        let CallToolResult {
+            content,
+            structured_content,
+            is_error,
+            ..
+        } = result;
+        let output = blocks(content);
+        if is_error == Some(true) {
+            return Err(ToolError::failed(format!(
+                "'{}' on the MCP server '{server}' failed: {}",
+                self.spec.name,
+                output.to_text()
+            ))
+            .with_retryable(false));
+        }
+        let Some(schema) = &self.output else {
+            return Ok(output);
+        };
+        let Some(structured) = structured_content else {
+            return Err(ToolError::failed(format!(
+                "'{}' on the MCP server '{server}' declares an output schema but sent no structured result",
+                self.spec.name
+            ))
+            .with_retryable(false));
+        };
+        let problems = schema.validate(&structured);
+        if problems.is_empty() {
+            return Ok(ToolOutput::Json(structured));
+        }
+        let mut error = ToolError::failed(format!(
+            "the result of '{}' from the MCP server '{server}' does not match its output schema ({} problem(s))",
+            self.spec.name,
+            problems.len()
+        ))
+        .with_retryable(false);
+        error.problems = problems;
+        Err(error)
+    }
+}
+
+/// What to do after a call whose outcome is unknown.
+fn unknown_hint(replay_safe: bool) -> &'static str {
+    if replay_safe {
+        "calling again is safe: it cannot repeat the effect"
+    } else {
+        "check whether it took effect before calling again"
+    }
+}
+
+/// The client span of one remote call (OpenTelemetry's MCP conventions), made only when
+/// a subscriber was ever set.
+fn client_span(server: &str, tool: &str) -> tracing::Span {
+    if !tracing::dispatcher::has_been_set() {
+        return tracing::Span::none();
+    }
+    tracing::info_span!(
+        target: "toolwright",
+        "tools/call",
+        otel.name = format!("tools/call {tool}"),
+        otel.kind = "client",
+        mcp.method.name = "tools/call",
+        gen_ai.tool.name = tool,
+        toolwright.mcp.server = server,
+    )
+}
+
+/// A result's content blocks as a tool output: one text block is text, none is nothing.
+/// A block toolwright has no form for (a resource link, a type from a later protocol)
+/// becomes a line of text naming it.
+fn blocks(content: Vec<rmcp::model::ContentBlock>) -> ToolOutput {
+    let mut blocks: Vec<ContentBlock> = content
+        .iter()
+        .map(|block| {
+            let value = serde_json::to_value(block).unwrap_or(Value::Null);
+            serde_json::from_value::<ContentBlock>(value.clone()).unwrap_or_else(|_| {
+                let kind = value
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("unknown");
+                let text = match value.get("uri").and_then(Value::as_str) {
+                    Some(uri) => format!("[{kind}: {uri}]"),
+                    None => format!("[{kind} block]"),
+                };
+                ContentBlock::Text { text }
+            })
+        })
+        .collect();
+    match blocks.len() {
+        0 => ToolOutput::Empty,
+        1 if matches!(blocks[0], ContentBlock::Text { .. }) => {
+            let Some(ContentBlock::Text { text }) = blocks.pop() else {
+                return ToolOutput::Empty;
+            };
+            ToolOutput::Text(text)
+        }
+        _ => ToolOutput::Content(blocks),
+    }
+}
