@@ -41,8 +41,12 @@ fn allow_all(source: Arc<McpSource>) -> Registry {
         .unwrap()
 }
 
+/// A call with an id of its own (the dispatcher answers a call it has seen from its
+/// store: the same id and arguments are the same call).
 fn call(name: &str, arguments: Value) -> ToolCall {
-    ToolCall::new("call-1", name, arguments)
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let id = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    ToolCall::new(format!("call-{id}"), name, arguments)
 }
 
 #[test]
@@ -301,4 +305,104 @@ fn a_changed_list_is_followed_and_a_vanished_tool_is_refused_before_sending() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert_eq!(ask().outcome.unwrap().to_text(), "sunny in Oslo");
+}
+
+#[test]
+fn a_hostile_server_is_screened_bounded_and_never_trusted() {
+    let runtime = runtime();
+    let mut command = Command::new(crate::support::python());
+    command.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/mcp/hostile_server.py"
+    ));
+    let source = runtime
+        .block_on(
+            McpSource::stdio("hostile", command)
+                .call_timeout(Duration::from_millis(500))
+                .connect(),
+        )
+        .unwrap();
+    let found = |tool: &str, kind: FindingKind| {
+        source
+            .findings()
+            .iter()
+            .find(|finding| finding.tool == tool && finding.kind == kind)
+            .unwrap_or_else(|| panic!("no {kind:?} finding for {tool}: {:?}", source.findings()))
+            .detail
+            .clone()
+    };
+    // Poisoned text: hidden characters removed, the instructions reported.
+    assert!(found("add", FindingKind::HiddenCharacters).contains("4 hidden"));
+    let instructions = found("add", FindingKind::Instructions);
+    for phrase in ["<important>", "~/.ssh", "do not tell the user"] {
+        assert!(instructions.contains(phrase), "{instructions}");
+    }
+    assert!(found("huge", FindingKind::Truncated).contains("4096 bytes"));
+    assert!(found("remote_ref", FindingKind::Refused).contains("input schema"));
+    assert!(found("not_object", FindingKind::Refused).contains("not an object schema"));
+    assert!(found("dotted.name/tool", FindingKind::Renamed).contains("dotted_name_tool"));
+    let names: Vec<&str> = source.tool_names().collect();
+    assert!(
+        !names.contains(&"remote_ref") && !names.contains(&"not_object"),
+        "{names:?}"
+    );
+
+    let registry = allow_all(source.clone());
+    let add = registry.get("add").unwrap().spec();
+    assert_eq!(add.effect, Effect::External);
+    assert!(!add.description.contains('\u{200b}') && !add.description.contains('\u{e0049}'));
+    assert!(registry.get("huge").unwrap().spec().description.len() <= 4096);
+
+    let ctx = Context::new();
+    let run = |name: &str, arguments: Value| {
+        runtime.block_on(registry.dispatch(&ctx, call(name, arguments)))
+    };
+    // A result far over budget is cut like any tool's.
+    let flood = run("flood", json!({}));
+    assert!(flood.outcome.is_ok(), "{:?}", flood.outcome);
+    assert!(flood.truncation().is_some(), "the output budget cut it");
+    assert!(flood.for_model().len() < 100_000);
+    // A call never answered times out, its outcome unknown: not retried.
+    let hang = run("hang", json!({})).outcome.unwrap_err();
+    assert_eq!(hang.kind, ErrorKind::Timeout, "{hang:?}");
+    assert!(
+        !hang.retryable && hang.message.contains("unknown"),
+        "{hang:?}"
+    );
+    // A result that breaks its own output schema is an error listing the problem.
+    let bad = run("bad_output", json!({})).outcome.unwrap_err();
+    assert_eq!(bad.problems[0].path, "$.n", "{bad:?}");
+    // A contract that changed since the import: refused before sending.
+    // (The server's notification is handled as it arrives: the calls right after it may
+    // still go out, as they would have a moment earlier.)
+    assert!(run("shifty", json!({"a": 1})).outcome.is_ok());
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let shifted = loop {
+        match run("shifty", json!({"a": 1})).outcome {
+            Err(error) => break error,
+            Ok(_) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Ok(_) => panic!("the changed contract was never noticed"),
+        }
+    };
+    assert!(
+        shifted.message.contains("changed the contract"),
+        "{shifted:?}"
+    );
+    // A flood of list_changed costs one list, not a thousand.
+    let before: u32 = run("stats", json!({}))
+        .outcome
+        .unwrap()
+        .to_text()
+        .parse()
+        .unwrap();
+    assert!(run("storm", json!({})).outcome.is_ok());
+    let after: u32 = run("stats", json!({}))
+        .outcome
+        .unwrap()
+        .to_text()
+        .parse()
+        .unwrap();
+    assert!(after - before <= 2, "{before} then {after} lists");
 }
