@@ -406,3 +406,188 @@ fn a_hostile_server_is_screened_bounded_and_never_trusted() {
         .unwrap();
     assert!(after - before <= 2, "{before} then {after} lists");
 }
+
+/// The reference "everything" server of the MCP project (npm, pinned in
+/// tests/mcp/clients/package.json), over stdio.
+fn everything() -> Option<Command> {
+    let node = crate::support::node_clients()?;
+    let mut command = Command::new(&node);
+    command
+        .arg(
+            node.parent()?
+                .parent()?
+                .join("@modelcontextprotocol/server-everything/dist/index.js"),
+        )
+        .arg("stdio");
+    Some(command)
+}
+
+#[test]
+fn the_reference_everything_server_imports_under_a_prefix_with_its_effects_trusted() {
+    let Some(command) = everything() else {
+        return;
+    };
+    let runtime = runtime();
+    let source = runtime
+        .block_on(
+            McpSource::stdio("everything", command)
+                .prefix("everything")
+                .trust_annotations()
+                .connect(),
+        )
+        .unwrap();
+    let registry = allow_all(source.clone());
+    // Its names have hyphens, which every provider accepts: only the prefix is added.
+    let spec = |name: &str| {
+        registry
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} in {:?}", source.tool_names().collect::<Vec<_>>()))
+            .spec()
+            .clone()
+    };
+    assert_eq!(spec("everything_get-sum").effect, Effect::ReadOnly);
+    assert_eq!(
+        spec("everything_get-sum").title.as_deref(),
+        Some("Get Sum Tool")
+    );
+    assert!(
+        spec("everything_get-structured-content")
+            .output_schema
+            .is_some()
+    );
+    for dialect in Dialect::ALL {
+        registry
+            .definitions(dialect)
+            .unwrap_or_else(|error| panic!("{dialect:?}: {error}"));
+    }
+    let ctx = Context::new();
+    let run = |name: &str, arguments: Value| {
+        runtime.block_on(registry.dispatch(&ctx, call(name, arguments)))
+    };
+    let sum = run("everything_get-sum", json!({"a": 2, "b": 40}));
+    assert!(sum.outcome.unwrap().to_text().contains("42"));
+    // Checked here against its zod-made schema: a missing and a mistyped argument.
+    let wrong = run("everything_get-sum", json!({"a": "two"}))
+        .outcome
+        .unwrap_err();
+    assert_eq!(wrong.kind, ErrorKind::InvalidArguments);
+    assert_eq!(wrong.problems.len(), 2, "{:?}", wrong.problems);
+    // Its output schema is checked, and the structured result is what the model reads.
+    let weather = run(
+        "everything_get-structured-content",
+        json!({"location": "Chicago"}),
+    );
+    assert_eq!(
+        weather.outcome.unwrap(),
+        toolwright::ToolOutput::Json(
+            json!({"temperature": 36, "conditions": "Light rain / drizzle", "humidity": 82})
+        )
+    );
+    // An image comes through as a block.
+    let image = run("everything_get-tiny-image", json!({})).outcome.unwrap();
+    let toolwright::ToolOutput::Content(blocks) = image else {
+        panic!("{image:?}")
+    };
+    assert!(
+        blocks
+            .iter()
+            .any(|block| matches!(block, toolwright::ContentBlock::Image { mime_type, .. } if mime_type == "image/png"))
+    );
+    // A server asking the client to sample a model is refused: no such capability.
+    if registry
+        .get("everything_trigger-sampling-request")
+        .is_some()
+    {
+        let sampling = run(
+            "everything_trigger-sampling-request",
+            json!({"prompt": "hi"}),
+        );
+        assert!(sampling.outcome.is_err(), "{:?}", sampling.outcome);
+    }
+}
+
+/// The FastMCP server of tests/mcp/fastmcp_server.py (fastmcp from PyPI, pinned in
+/// tests/mcp/requirements.txt).
+fn fastmcp(args: &[&str]) -> Command {
+    let mut command = Command::new(crate::support::python());
+    command
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/mcp/fastmcp_server.py"
+        ))
+        .args(args);
+    command
+}
+
+#[test]
+fn a_fastmcp_server_imports_over_stdio_and_http_with_its_schemas_and_errors() {
+    let runtime = runtime();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut http_server = fastmcp(&["--http", &port.to_string()])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "FastMCP listens");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for source in [
+        McpSource::stdio("notes", fastmcp(&[])),
+        McpSource::http("notes", &url),
+    ] {
+        let source = runtime
+            .block_on(source.prefix("notes").trust_annotations().connect())
+            .unwrap();
+        assert!(source.findings().is_empty(), "{:?}", source.findings());
+        let registry = allow_all(source.clone());
+        assert_eq!(
+            registry.get("notes_add").unwrap().spec().effect,
+            Effect::ReadOnly
+        );
+        let remember = registry.get("notes_remember").unwrap().spec();
+        assert_eq!(remember.effect, Effect::Write);
+        assert!(remember.needs_idempotency_key(Effect::Write));
+        let ctx = Context::new();
+        let run = |name: &str, arguments: Value| {
+            runtime.block_on(registry.dispatch(&ctx, call(name, arguments)))
+        };
+        assert_eq!(
+            run("notes_add", json!({"a": 2, "b": 3})).outcome.unwrap(),
+            toolwright::ToolOutput::Json(json!({"result": 5}))
+        );
+        // Pydantic's constraint, checked here.
+        let empty = run("notes_forecast", json!({"city": ""}))
+            .outcome
+            .unwrap_err();
+        assert_eq!(empty.problems[0].path, "$.city", "{empty:?}");
+        let forecast = run("notes_forecast", json!({"city": "Oslo"}))
+            .outcome
+            .unwrap();
+        assert_eq!(
+            forecast.to_text(),
+            r#"{"city":"Oslo","celsius":21.5,"sky":"clear"}"#
+        );
+        // Its ToolError arrives as a failure the model can read.
+        let zero = run("notes_divide", json!({"a": 1, "b": 0}))
+            .outcome
+            .unwrap_err();
+        assert!(zero.message.contains("cannot divide by zero"), "{zero:?}");
+        assert!(
+            run("notes_remember", json!({"note": "milk"}))
+                .outcome
+                .is_ok()
+        );
+        let kept = run("notes_notes", json!({})).outcome.unwrap().to_text();
+        assert!(kept.contains("milk"), "{kept}");
+        assert_eq!(source.connections(), 1, "one session throughout");
+    }
+    http_server.kill().unwrap();
+    http_server.wait().unwrap();
+}
