@@ -591,3 +591,198 @@ fn a_fastmcp_server_imports_over_stdio_and_http_with_its_schemas_and_errors() {
     http_server.kill().unwrap();
     http_server.wait().unwrap();
 }
+
+/// A small deterministic generator for the kill test's moments (xorshift64*).
+struct Moments(u64);
+
+impl Moments {
+    fn next(&mut self, below: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % below
+    }
+}
+
+/// 100 rounds against the example server over HTTP (a redb store, so its keys outlive
+/// it), each round a read-only call, a keyed external call through a source that knows
+/// the server honours keys, and an external call through one that does not, while the
+/// server is killed (SIGKILL) at a random moment in about half the rounds and started
+/// again. Counted on the server's side, in its ledger: no payout ever happens twice; a
+/// source that does not know the server honours keys never sends a call again; a
+/// read-only call recovers on the restarted server at its first try.
+#[cfg(feature = "redb")]
+#[test]
+fn killing_the_server_at_random_moments_never_repeats_an_effect() {
+    let runtime = runtime();
+    let dir = std::env::temp_dir().join(format!("toolwright-kill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let ledger = dir.join("payouts.log");
+    let store = dir.join("keys.redb");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let address = format!("127.0.0.1:{port}");
+    let args = [
+        "--http",
+        &address,
+        "--ledger",
+        ledger.to_str().unwrap(),
+        "--store",
+        store.to_str().unwrap(),
+        "--lease-ms",
+        "500",
+    ];
+    let mut server = HttpServer::start_with(&args, &[]);
+    let url = server.url.clone();
+    let connect = |source: toolwright::mcp_client::McpSourceBuilder| {
+        runtime
+            .block_on(
+                source
+                    .trust_annotations()
+                    .call_timeout(Duration::from_secs(5))
+                    .connect(),
+            )
+            .unwrap()
+    };
+    let reads = connect(McpSource::http("example", &url).only(["convert_temperature"]));
+    let keyed = connect(
+        McpSource::http("example", &url)
+            .only(["send_payout"])
+            .honours_idempotency_keys(),
+    );
+    let plain = connect(McpSource::http("example", &url).only(["send_payout"]));
+    let registry = |source: &Arc<McpSource>| Arc::new(allow_all(source.clone()));
+    let (reads_registry, keyed_registry, plain_registry) =
+        (registry(&reads), registry(&keyed), registry(&plain));
+    let ctx = Arc::new(Context::new().with(Caller::new("kill-test", [] as [&str; 0])));
+    let dispatch = |registry: &Arc<Registry>, call: ToolCall| {
+        let (registry, ctx) = (registry.clone(), ctx.clone());
+        runtime.spawn(async move { registry.dispatch(&ctx, call).await.outcome })
+    };
+    let read = || {
+        call(
+            "convert_temperature",
+            json!({"value": 1.0, "from": "celsius", "to": "kelvin"}),
+        )
+    };
+
+    let mut moments = Moments(0x5EED_2026_1201);
+    let (mut kills, mut keyed_unknown, mut reads_failed) = (0, 0, 0);
+    let (mut plain_unknown, mut plain_unreached) = (0, 0);
+    let mut keyed_retry_keys = Vec::new();
+    for round in 0..100 {
+        let reading = dispatch(&reads_registry, read());
+        let key = format!("round-{round}");
+        let paying = dispatch(
+            &keyed_registry,
+            call(
+                "send_payout",
+                json!({"recipient": format!("keyed-{round}"), "amount": 5}),
+            )
+            .with_idempotency_key(key.clone()),
+        );
+        let paying_plain = dispatch(
+            &plain_registry,
+            call(
+                "send_payout",
+                json!({"recipient": format!("plain-{round}"), "amount": 5}),
+            ),
+        );
+        let killed = moments.next(2) == 0;
+        if killed {
+            std::thread::sleep(Duration::from_millis(moments.next(400)));
+            server.child.kill().unwrap();
+            server.child.wait().unwrap();
+            kills += 1;
+        }
+        let (reading, paying, paying_plain) = runtime.block_on(async {
+            (
+                reading.await.unwrap(),
+                paying.await.unwrap(),
+                paying_plain.await.unwrap(),
+            )
+        });
+        reads_failed += usize::from(reading.is_err());
+        if paying.is_err() {
+            keyed_unknown += 1;
+            keyed_retry_keys.push((round, key));
+        }
+        if let Err(error) = &paying_plain {
+            // Either nothing was sent (the server was down: safe to call again), or the
+            // outcome is unknown (never to be called again blindly).
+            if error.message.contains("cannot be reached") {
+                plain_unreached += 1;
+                assert!(error.retryable, "round {round}: {error:?}");
+            } else {
+                plain_unknown += 1;
+                assert!(!error.retryable, "round {round}: {error:?}");
+                assert!(
+                    error.message.contains("unknown"),
+                    "round {round}: {error:?}"
+                );
+            }
+        }
+        if killed {
+            server = HttpServer::start_with(&args, &[]);
+            // Recovery within one retry: the first read on the restarted server works.
+            let after = runtime.block_on(dispatch(&reads_registry, read())).unwrap();
+            assert!(after.is_ok(), "round {round}: {after:?}");
+        }
+    }
+    // Every keyed payout whose outcome was unknown, sent again with its key from a fresh
+    // client (no local store to answer): the server's store answers, nothing is paid.
+    let fresh = Arc::new(allow_all(connect(
+        McpSource::http("example", &url)
+            .only(["send_payout"])
+            .honours_idempotency_keys(),
+    )));
+    std::thread::sleep(Duration::from_millis(600)); // the killed attempts' leases lapse
+    for (round, key) in &keyed_retry_keys {
+        let again = runtime.block_on(dispatch(
+            &fresh,
+            call(
+                "send_payout",
+                json!({"recipient": format!("keyed-{round}"), "amount": 5}),
+            )
+            .with_idempotency_key(key.clone()),
+        ));
+        let _ = again.unwrap();
+    }
+    let lines = std::fs::read_to_string(&ledger).unwrap();
+    let paid = |recipient: &str| {
+        lines
+            .lines()
+            .filter(|line| line.split(' ').next() == Some(recipient))
+            .count()
+    };
+    let mut keyed_paid = 0;
+    for round in 0..100 {
+        let (keyed, plain) = (
+            paid(&format!("keyed-{round}")),
+            paid(&format!("plain-{round}")),
+        );
+        assert!(
+            keyed <= 1 && plain <= 1,
+            "round {round} paid twice:\n{lines}"
+        );
+        keyed_paid += keyed;
+    }
+    assert_eq!(
+        plain.replays(),
+        0,
+        "a call of unknown outcome was sent again"
+    );
+    eprintln!(
+        "kill test: {kills} kills in 100 rounds; read-only calls failed {reads_failed} (the server down), \
+         keyed payouts of unknown outcome {keyed_unknown} (replayed {} times under their keys), \
+         payouts through the source that does not know keys are honoured: {plain_unknown} of unknown \
+         outcome (replayed 0 times), {plain_unreached} refused before sending; \
+         keyed payouts in the ledger {keyed_paid}, at most one per key",
+        keyed.replays()
+    );
+    assert!(kills >= 30, "the kills happened: {kills}");
+}

@@ -270,7 +270,7 @@ impl Link {
                     handler
                         .serve_with_lifecycle(transport, lifecycle)
                         .await
-                        .map_err(|error| ConnectError::Handshake(error.to_string()))
+                        .map_err(|error| ConnectError::Handshake(with_causes(&error)))
                 }
                 Endpoint::Http { url, authorization } => {
                     install_tls_provider();
@@ -283,7 +283,7 @@ impl Link {
                     handler
                         .serve_with_lifecycle(transport, lifecycle)
                         .await
-                        .map_err(|error| ConnectError::Handshake(error.to_string()))
+                        .map_err(|error| ConnectError::Handshake(with_causes(&error)))
                 }
             }
         };
@@ -291,6 +291,22 @@ impl Link {
             .await
             .map_err(|_| ConnectError::Timeout(self.connect_timeout))?
     }
+}
+
+/// `error` and every error under it, so the reason (refused, reset, a certificate) is
+/// not lost behind "error sending request".
+pub(super) fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 /// A fresh tokio command from the one the user gave (a command is spent when started).

@@ -195,11 +195,13 @@ impl RemoteTool {
             if lost {
                 source.link.lost(generation);
             }
-            let again = attempts < 2 && lost && (link::never_sent(&error) || replay_safe);
-            if again {
-                source
-                    .retries
-                    .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+            let never_sent = link::never_sent(&error);
+            if attempts < 2 && lost && (never_sent || replay_safe) {
+                if !never_sent {
+                    source
+                        .replays
+                        .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+                }
                 continue;
             }
             return Err(if lost {

@@ -53,8 +53,9 @@ pub(super) struct Shared {
     seen: std::collections::HashSet<String>,
     /// Tools the server listed after the import, not imported.
     unimported: Mutex<Vec<String>>,
-    /// Calls sent again after a lost connection.
-    pub(super) retries: AtomicU64,
+    /// Calls sent again after the connection was lost while they were out (not those
+    /// refused before anything was sent).
+    pub(super) replays: AtomicU64,
     /// Local name of each imported tool, by its name on the server.
     local_names: HashMap<Arc<str>, String>,
 }
@@ -119,9 +120,12 @@ impl McpSource {
         self.shared.link.connections.load(Ordering::Acquire)
     }
 
-    /// How many calls were sent again after a lost connection.
-    pub fn retries(&self) -> u64 {
-        self.shared.retries.load(Ordering::Acquire)
+    /// How many calls were sent again after the connection was lost while they were
+    /// out, which happens only where that cannot repeat an effect (see the module docs);
+    /// a call refused before anything was sent, then sent on a new connection, is not
+    /// counted.
+    pub fn replays(&self) -> u64 {
+        self.shared.replays.load(Ordering::Acquire)
     }
 
     /// Reads the server's tool list now, and marks each imported tool still listed as it
@@ -363,7 +367,7 @@ impl McpSourceBuilder {
             ),
             seen: listed.iter().map(|tool| tool.name.to_string()).collect(),
             unimported: Mutex::new(Vec::new()),
-            retries: AtomicU64::new(0),
+            replays: AtomicU64::new(0),
             local_names: imported
                 .iter()
                 .map(|(remote, tool)| (remote.clone(), tool.spec.name.clone()))
