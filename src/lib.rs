@@ -115,6 +115,9 @@ pub mod mcp {
 /// `mcp-client`).
 #[cfg(feature = "mcp-client")]
 pub mod mcp_client {
+    /// The MCP SDK the client is built on: its model types (annotations, elicitation
+    /// requests and answers, protocol versions) appear in `McpSource`'s settings.
+    pub use toolwright_core::mcp_client::rmcp;
     pub use toolwright_core::mcp_client::{
         ConnectError, Finding, FindingKind, ImportLimits, McpSource, McpSourceBuilder, Trust,
         effect_of,

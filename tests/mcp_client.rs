@@ -593,8 +593,10 @@ fn a_fastmcp_server_imports_over_stdio_and_http_with_its_schemas_and_errors() {
 }
 
 /// A small deterministic generator for the kill test's moments (xorshift64*).
+#[cfg(feature = "redb")]
 struct Moments(u64);
 
+#[cfg(feature = "redb")]
 impl Moments {
     fn next(&mut self, below: u64) -> u64 {
         self.0 ^= self.0 >> 12;

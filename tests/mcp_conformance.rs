@@ -61,3 +61,49 @@ fn official_conformance_suite_passes_every_tool_scenario() {
         "the custom header scenario should pass:\n{stdout}"
     );
 }
+
+/// The suite's client scenarios against `examples/mcp_conformance_client.rs` (McpSource),
+/// both requirement sets: every scenario about tools, lists, headers, schemas,
+/// elicitation and input-required results passes; the OAuth ones and one check are
+/// listed with their reasons in `tests/mcp/conformance/expected-failures-*.yml`.
+#[cfg(feature = "mcp-client")]
+#[test]
+fn official_conformance_client_scenarios_pass() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new(root.join("scripts/test/mcp-conformance"))
+        .arg("client")
+        .output()
+        .expect("scripts/test/mcp-conformance runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "unexpected client failures (or a listed one now passes: remove it from \
+         tests/mcp/conformance/expected-failures-*.yml):\n{stdout}\n{stderr}"
+    );
+    let passed = |scenario: &str| {
+        stdout
+            .lines()
+            .chain(stderr.lines())
+            .filter(|line| line.starts_with('✓') && line.contains(&format!(" {scenario}:")))
+            .count()
+    };
+    for (scenario, revisions) in [
+        ("tools_call", 2),
+        ("initialize", 1),
+        ("elicitation-sep1034-client-defaults", 1),
+        ("sse-retry", 1),
+        ("request-metadata", 1),
+        ("sep-2322-client-request-state", 1),
+        ("http-standard-headers", 1),
+        ("http-invalid-tool-headers", 1),
+        ("json-schema-ref-no-deref", 1),
+        ("json-schema-2020-12-preservation", 2),
+    ] {
+        assert_eq!(
+            passed(scenario),
+            revisions,
+            "{scenario} should pass:\n{stdout}\n{stderr}"
+        );
+    }
+}

@@ -7,7 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, Implementation,
+    ProtocolVersion,
+};
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt as _, NotificationContext, Peer, RoleClient,
     RunningService, ServiceError,
@@ -82,13 +85,26 @@ impl std::fmt::Display for ConnectError {
 
 impl std::error::Error for ConnectError {}
 
-/// What the server tells the client unasked.
+/// What answers a server's request for a person's input (elicitation), when the user
+/// installs one ([`McpSourceBuilder::on_elicitation`](super::McpSourceBuilder::on_elicitation)).
+pub(super) type Elicit = Arc<
+    dyn Fn(ElicitRequestParams) -> std::pin::Pin<Box<dyn Future<Output = ElicitResult> + Send>>
+        + Send
+        + Sync,
+>;
+
+/// What the server tells the client unasked, and how its requests are answered.
 #[derive(Clone, Default)]
 pub(super) struct Handler {
     /// Rung when the server says its tool list changed (for a watcher).
     pub(super) changed: Arc<tokio::sync::Notify>,
     /// Set then too: the list is read again before the next call.
     pub(super) dirty: Arc<std::sync::atomic::AtomicBool>,
+    /// Answers elicitation; without it the capability is not declared, and a request
+    /// is declined.
+    pub(super) elicit: Option<Elicit>,
+    /// The version `initialize` asks for, when one before 2026-07-28 is set.
+    pub(super) initialize_version: Option<ProtocolVersion>,
 }
 
 impl Handler {
@@ -104,15 +120,37 @@ impl rmcp::ClientHandler for Handler {
         self.list_changed();
     }
 
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::model::ErrorData> {
+        Ok(match &self.elicit {
+            Some(elicit) => elicit(request).await,
+            None => ElicitResult::new(rmcp::model::ElicitationAction::Decline),
+        })
+    }
+
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
+        let mut capabilities = ClientCapabilities::default();
+        if self.elicit.is_some() {
+            capabilities.elicitation = Some(
+                rmcp::model::ElicitationCapability::new()
+                    .with_form(rmcp::model::FormElicitationCapability::default()),
+            );
+        }
+        let config = ClientConfig::new(
+            capabilities,
             Implementation::new("toolwright", env!("CARGO_PKG_VERSION")),
-        )
+        );
+        match &self.initialize_version {
+            Some(version) => config.with_protocol_version(version.clone()),
+            None => config,
+        }
     }
 }
 
-type Running = RunningService<RoleClient, Handler>;
+pub(super) type Running = RunningService<RoleClient, Handler>;
 
 /// The live connection, and which one it is (each reconnection counts one up).
 struct Current {
@@ -125,6 +163,8 @@ pub(super) struct Link {
     pub(super) endpoint: Endpoint,
     pub(super) handler: Handler,
     pub(super) connect_timeout: Duration,
+    /// The protocol version to speak; `None`: the newest the server speaks.
+    pub(super) version: Option<ProtocolVersion>,
     current: Mutex<Option<Current>>,
     /// One reconnection at a time.
     reconnecting: tokio::sync::Mutex<()>,
@@ -134,11 +174,19 @@ pub(super) struct Link {
 }
 
 impl Link {
-    pub(super) fn new(endpoint: Endpoint, handler: Handler, connect_timeout: Duration) -> Self {
+    pub(super) fn new(
+        endpoint: Endpoint,
+        handler: Handler,
+        connect_timeout: Duration,
+        version: Option<ProtocolVersion>,
+    ) -> Self {
+        let mut handler = handler;
+        handler.initialize_version = version.clone().filter(ProtocolVersion::has_initialize);
         Self {
             endpoint,
             handler,
             connect_timeout,
+            version,
             current: Mutex::new(None),
             reconnecting: tokio::sync::Mutex::new(()),
             generations: AtomicU64::new(0),
@@ -146,17 +194,17 @@ impl Link {
         }
     }
 
-    fn live(&self) -> Option<(Peer<RoleClient>, u64)> {
+    fn live(&self) -> Option<(Arc<Running>, u64)> {
         let current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
         let current = current.as_ref()?;
         let alive = !current.service.is_closed() && !current.service.peer().is_transport_closed();
-        alive.then(|| (current.service.peer().clone(), current.generation))
+        alive.then(|| (current.service.clone(), current.generation))
     }
 
     /// The live connection's peer and generation, connecting first if there is none (or
     /// the one there was is closed). Nothing is sent on a closed connection, so a call
     /// that waits here has not reached the server.
-    pub(super) async fn peer(&self) -> Result<(Peer<RoleClient>, u64), ConnectError> {
+    pub(super) async fn service(&self) -> Result<(Arc<Running>, u64), ConnectError> {
         if let Some(live) = self.live() {
             return Ok(live);
         }
@@ -167,13 +215,12 @@ impl Link {
         let service = Arc::new(self.connect().await?);
         self.listen_for_changes(service.peer()).await;
         let generation = self.generations.fetch_add(1, Ordering::AcqRel) + 1;
-        let peer = service.peer().clone();
         let old = self
             .current
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .replace(Current {
-                service,
+                service: service.clone(),
                 generation,
             });
         self.connections.fetch_add(1, Ordering::AcqRel);
@@ -184,7 +231,7 @@ impl Link {
         if generation > 1 {
             self.handler.list_changed();
         }
-        Ok((peer, generation))
+        Ok((service, generation))
     }
 
     /// On 2026-07-28, a server tells of list changes only on a stream the client opens
@@ -251,11 +298,17 @@ impl Link {
     }
 
     /// A new connection: the handshake of the newest protocol the server speaks (server
-    /// discovery on 2026-07-28, `initialize` before it).
+    /// discovery on 2026-07-28, `initialize` before it), or of the version set.
     async fn connect(&self) -> Result<Running, ConnectError> {
-        let lifecycle = ClientLifecycleMode::Auto {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        let lifecycle = match &self.version {
+            None => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: Some(ProtocolVersion::V_2025_11_25),
+            },
+            Some(version) if version.has_initialize() => ClientLifecycleMode::Initialize,
+            Some(version) => ClientLifecycleMode::Discover {
+                preferred_versions: vec![version.clone()],
+            },
         };
         let handler = self.handler.clone();
         let handshake = async {

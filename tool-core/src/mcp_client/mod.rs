@@ -52,6 +52,8 @@ mod remote;
 pub(crate) mod screen;
 mod source;
 
+pub use rmcp;
+
 pub use import::{Finding, FindingKind, ImportLimits, Trust, effect_of};
 pub use link::ConnectError;
 pub use source::{McpSource, McpSourceBuilder};

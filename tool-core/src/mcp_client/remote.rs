@@ -162,7 +162,7 @@ impl RemoteTool {
         let mut attempts = 0;
         loop {
             attempts += 1;
-            let (peer, generation) = source.link.peer().await.map_err(|error| {
+            let (service, generation) = source.link.service().await.map_err(|error| {
                 // Nothing was sent: any call may be tried again.
                 ToolError::retryable(format!(
                     "the MCP server '{}' cannot be reached: {error}",
@@ -171,8 +171,7 @@ impl RemoteTool {
                 .with_hint("try again in a moment")
             })?;
             let sent =
-                tokio::time::timeout(source.call_timeout, peer.call_tool_once(params.clone()))
-                    .await;
+                tokio::time::timeout(source.call_timeout, send_once(&service, &params)).await;
             let error = match sent {
                 Ok(Ok(response)) => return Ok(response),
                 Ok(Err(error)) => error,
@@ -291,6 +290,23 @@ impl RemoteTool {
         .with_retryable(false);
         error.problems = problems;
         Err(error)
+    }
+}
+
+/// One `tools/call`. With an elicitation handler installed, the server's input-required
+/// rounds are answered by it (the retry echoes the server's state) until the call
+/// completes; without one, an input-required result comes back as it is.
+async fn send_once(
+    service: &link::Running,
+    params: &CallToolRequestParams,
+) -> Result<CallToolResponse, rmcp::service::ServiceError> {
+    if service.service().elicit.is_some() {
+        service
+            .call_tool(params.clone())
+            .await
+            .map(CallToolResponse::Complete)
+    } else {
+        service.call_tool_once(params.clone()).await
     }
 }
 

@@ -73,6 +73,8 @@ pub struct McpSourceBuilder {
     connect_timeout: Duration,
     call_timeout: Duration,
     honours_keys: bool,
+    version: Option<rmcp::model::ProtocolVersion>,
+    elicit: Option<super::link::Elicit>,
 }
 
 impl McpSource {
@@ -233,7 +235,30 @@ impl McpSourceBuilder {
             connect_timeout: Duration::from_secs(30),
             call_timeout: Duration::from_secs(120),
             honours_keys: false,
+            version: None,
+            elicit: None,
         }
+    }
+
+    /// Speaks `version` only (default: the newest the server speaks, 2026-07-28's
+    /// discovery falling back to 2025-11-25's `initialize`).
+    pub fn protocol_version(mut self, version: rmcp::model::ProtocolVersion) -> Self {
+        self.version = Some(version);
+        self
+    }
+
+    /// Answers the server's requests for a person's input (elicitation, and the
+    /// input-required rounds of a call on 2026-07-28) with `answer`, and declares the
+    /// capability. Without it, a request is declined and an input-required result is an
+    /// error. Install it only where `answer` really asks the person: the server's message
+    /// is a stranger's words.
+    pub fn on_elicitation<F, Fut>(mut self, answer: F) -> Self
+    where
+        F: Fn(rmcp::model::ElicitRequestParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = rmcp::model::ElicitResult> + Send + 'static,
+    {
+        self.elicit = Some(Arc::new(move |request| Box::pin(answer(request))));
+        self
     }
 
     /// Names every tool `prefix` `_` its name (`github` and `create_issue` give
@@ -325,7 +350,11 @@ impl McpSourceBuilder {
     /// Connects, lists every tool (all pages, or an error: never part of a list), and
     /// imports those the filters keep.
     pub async fn connect(self) -> Result<Arc<McpSource>, ConnectError> {
-        let link = Link::new(self.endpoint, Handler::default(), self.connect_timeout);
+        let handler = Handler {
+            elicit: self.elicit,
+            ..Handler::default()
+        };
+        let link = Link::new(self.endpoint, handler, self.connect_timeout, self.version);
         let listed = list(&link).await?;
         let mut findings = Vec::new();
         let mut imported = Vec::new();
@@ -407,8 +436,8 @@ fn tool_name(listed: &[rmcp::model::Tool], listing: &Value) -> Arc<str> {
 
 /// Every tool the server lists, every page.
 async fn list(link: &Link) -> Result<Vec<rmcp::model::Tool>, ConnectError> {
-    let (peer, _) = link.peer().await?;
-    tokio::time::timeout(link.connect_timeout, peer.list_all_tools())
+    let (service, _) = link.service().await?;
+    tokio::time::timeout(link.connect_timeout, service.list_all_tools())
         .await
         .map_err(|_| ConnectError::Timeout(link.connect_timeout))?
         .map_err(|error| ConnectError::List(error.to_string()))
