@@ -116,7 +116,10 @@ pub mod mcp {
 #[cfg(feature = "mcp-client")]
 pub mod mcp_client {
     /// The MCP SDK the client is built on: its model types (annotations, elicitation
-    /// requests and answers, protocol versions) appear in `McpSource`'s settings.
+    /// requests and answers, protocol versions) appear in `McpSource`'s settings. Its
+    /// HTTP client needs a rustls provider installed before one is built: `McpSource`
+    /// installs ring's when it connects over HTTP; using rmcp's transports directly
+    /// before that, install one yourself.
     pub use toolwright_core::mcp_client::rmcp;
     pub use toolwright_core::mcp_client::{
         ConnectError, Finding, FindingKind, ImportLimits, McpSource, McpSourceBuilder, Trust,
