@@ -1,8 +1,9 @@
 //! Every call's `execute_tool` span and the tool metrics, as OpenTelemetry receives them:
 //! the SDK's in-memory exporters behind `toolwright::otel::install`, the way a user's
 //! OTLP pipeline would be. The span tree and attributes of a valid call, an invalid
-//! one, a denied one, a duplicate, a cut output, a batch, and a call arriving over MCP
-//! with a `traceparent`; and no argument or result value anywhere unless opted in.
+//! one, a denied one, a duplicate, a cut output, a batch, a call arriving over MCP
+//! with a `traceparent`, and a call to an imported tool carrying one to its server; and
+//! no argument or result value anywhere unless opted in.
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -458,4 +459,72 @@ fn a_programs_calls_are_children_of_its_run_code_span() {
             "{nested:?}"
         );
     }
+}
+
+/// A call to a tool imported from another MCP server is one trace from the model's call
+/// into the remote server: the local `execute_tool` span, under it the client span of
+/// the remote call, and the remote server's span a child of that one (the
+/// `traceparent` went in the request's `_meta`).
+#[test]
+fn a_call_to_an_imported_tool_runs_one_trace_into_the_remote_server() {
+    exporters();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let server = McpServer::new(
+        Registry::builder().with(Greet).build().unwrap(),
+        Context::new(),
+    )
+    .unwrap();
+    runtime.spawn(HttpServer::new(server).serve(listener));
+    let source = runtime
+        .block_on(
+            toolwright::mcp_client::McpSource::http("greeter", &url)
+                .prefix("remote")
+                .trust_annotations()
+                .connect(),
+        )
+        .unwrap();
+    let registry = Registry::builder().with_toolset(source).build().unwrap();
+    let call = ToolCall::new("imported-1", "remote_greet", json!({"name": "traced"}));
+    let result = runtime.block_on(registry.dispatch(&Context::new(), call));
+    assert!(result.outcome.is_ok(), "{:?}", result.outcome);
+
+    let local = call_span("imported-1");
+    let trace = local.span_context.trace_id();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let (client, remote) = loop {
+        let spans = exporters().spans.get_finished_spans().unwrap();
+        let client = spans.iter().find(|span| {
+            span.name == "tools/call greet"
+                && span.span_kind == opentelemetry::trace::SpanKind::Client
+                && span.span_context.trace_id() == trace
+        });
+        let remote = client.and_then(|client| {
+            spans.iter().find(|span| {
+                span.span_kind == opentelemetry::trace::SpanKind::Server
+                    && span.parent_span_id == client.span_context.span_id()
+            })
+        });
+        if let (Some(client), Some(remote)) = (client, remote) {
+            break (client.clone(), remote.clone());
+        }
+        assert!(Instant::now() < deadline, "{}", everything_recorded());
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // The client span sits under the local call's span.
+    let mut ancestor = parent_of(&client);
+    while ancestor.span_context.span_id() != local.span_context.span_id() {
+        ancestor = parent_of(&ancestor);
+    }
+    assert_eq!(
+        text(&client, "toolwright.mcp.server").as_deref(),
+        Some("greeter")
+    );
+    // The remote server's span joined it, in the same trace, its parent remote.
+    assert_eq!(remote.name, "tools/call greet");
+    assert!(remote.parent_span_is_remote);
+    assert_eq!(remote.span_context.trace_id(), trace);
 }

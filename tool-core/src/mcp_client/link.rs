@@ -311,38 +311,64 @@ impl Link {
             },
         };
         let handler = self.handler.clone();
-        let handshake = async {
-            match &self.endpoint {
-                Endpoint::Stdio(command) => {
-                    let transport =
-                        rmcp::transport::TokioChildProcess::builder(tokio_command(command))
-                            .stderr(std::process::Stdio::inherit())
-                            .spawn()
-                            .map_err(ConnectError::Spawn)?
-                            .0;
-                    handler
-                        .serve_with_lifecycle(transport, lifecycle)
-                        .await
-                        .map_err(|error| ConnectError::Handshake(with_causes(&error)))
-                }
-                Endpoint::Http { url, authorization } => {
-                    install_tls_provider();
-                    let mut config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str());
-                    if let Some(Secret(value)) = authorization {
-                        config = config.auth_header(value.clone());
-                    }
-                    let transport =
-                        rmcp::transport::StreamableHttpClientTransport::from_config(config);
-                    handler
-                        .serve_with_lifecycle(transport, lifecycle)
-                        .await
-                        .map_err(|error| ConnectError::Handshake(with_causes(&error)))
-                }
+        let handshake = match &self.endpoint {
+            Endpoint::Stdio(command) => {
+                let transport = rmcp::transport::TokioChildProcess::builder(tokio_command(command))
+                    .stderr(std::process::Stdio::inherit())
+                    .spawn()
+                    .map_err(ConnectError::Spawn)?
+                    .0;
+                Box::pin(detached(handler.serve_with_lifecycle(transport, lifecycle)))
+                    as std::pin::Pin<Box<dyn Future<Output = _> + Send>>
             }
+            Endpoint::Http { url, authorization } => {
+                install_tls_provider();
+                let mut config =
+                    rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                        url.as_str(),
+                    );
+                if let Some(Secret(token)) = authorization {
+                    // The transport sends it as `Authorization: Bearer <token>`.
+                    config = config.auth_header(token.clone());
+                }
+                let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
+                Box::pin(detached(handler.serve_with_lifecycle(transport, lifecycle)))
+            }
+        };
+        let handshake = async {
+            handshake
+                .await
+                .map_err(|error| ConnectError::Handshake(with_causes(&error)))
         };
         tokio::time::timeout(self.connect_timeout, handshake)
             .await
             .map_err(|_| ConnectError::Timeout(self.connect_timeout))?
+    }
+}
+
+/// Runs `future` on a task of its own and waits for it. rmcp's tasks (the connection's,
+/// a request's) take the tracing span current where they start: started from a call,
+/// they would hold the call's spans open as long as the connection lives, and the trace
+/// would never end. A task of its own starts with none. Dropping the wait aborts the
+/// task (and a request it was sending is cancelled).
+pub(super) async fn detached<T: Send + 'static>(
+    future: impl Future<Output = T> + Send + 'static,
+) -> T {
+    struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+    impl<T> Drop for AbortOnDrop<T> {
+        fn drop(&mut self) {
+            self.0.abort();
+        }
+    }
+    let mut task = AbortOnDrop(tokio::spawn(future));
+    match (&mut task.0).await {
+        Ok(value) => value,
+        // A panic is passed on, for the dispatcher to report; the task is only
+        // cancelled by dropping this wait, or by the runtime shutting down.
+        Err(error) => match error.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            Err(_) => panic!("the runtime shut down during a call to an MCP server"),
+        },
     }
 }
 

@@ -297,17 +297,18 @@ impl RemoteTool {
 /// rounds are answered by it (the retry echoes the server's state) until the call
 /// completes; without one, an input-required result comes back as it is.
 async fn send_once(
-    service: &link::Running,
+    service: &Arc<link::Running>,
     params: &CallToolRequestParams,
 ) -> Result<CallToolResponse, rmcp::service::ServiceError> {
-    if service.service().elicit.is_some() {
-        service
-            .call_tool(params.clone())
-            .await
-            .map(CallToolResponse::Complete)
-    } else {
-        service.call_tool_once(params.clone()).await
-    }
+    let (service, params) = (service.clone(), params.clone());
+    link::detached(async move {
+        if service.service().elicit.is_some() {
+            service.call_tool(params).await.map(CallToolResponse::Complete)
+        } else {
+            service.call_tool_once(params).await
+        }
+    })
+    .await
 }
 
 /// What to do after a call whose outcome is unknown.

@@ -329,7 +329,7 @@ impl McpSourceBuilder {
     /// logged, nor shown by `Debug`.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         if let Endpoint::Http { authorization, .. } = &mut self.endpoint {
-            *authorization = Some(Secret(format!("Bearer {}", token.into())));
+            *authorization = Some(Secret(token.into()));
         }
         self
     }
