@@ -450,3 +450,62 @@ fn each_client_lists_and_calls_only_the_tools_its_token_permits() {
     );
     assert_eq!(text(&answer), "refunded A-1", "{}", answer.message);
 }
+
+/// `McpSource::bearer_token` against the OAuth-protected server: the token's subject is
+/// the caller the server sees, its scopes open the scoped tool; without a token the
+/// connection is refused with the server's challenge, and the token appears in no error.
+#[cfg(feature = "mcp-client")]
+#[test]
+fn an_imported_servers_bearer_token_makes_its_caller() {
+    use toolwright::mcp_client::McpSource;
+    let issuer = Issuer::start();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let url = serve(&runtime, &issuer.url, true, false);
+    let token = issuer.mint(json!({"sub": "importer", "scope": "payments:write", "aud": url}));
+    let source = runtime
+        .block_on(
+            McpSource::http("payments", &url)
+                .bearer_token(token.clone())
+                .trust_annotations()
+                .connect(),
+        )
+        .unwrap();
+    assert!(!format!("{source:?}").contains(&token), "{source:?}");
+    let registry = Registry::builder()
+        .with_toolset(source)
+        .defaults(toolwright::ToolSettings::new().policy(toolwright::policy::AllowAll))
+        .build()
+        .unwrap();
+    let ctx = Context::new();
+    let whoami = runtime.block_on(registry.dispatch(
+        &ctx,
+        toolwright::ToolCall::new("w", "whoami", json!({})),
+    ));
+    assert_eq!(
+        whoami.outcome.unwrap().to_text(),
+        "importer holding [payments:write]"
+    );
+    let refund = runtime.block_on(registry.dispatch(
+        &ctx,
+        toolwright::ToolCall::new("r", "refund", json!({"order": "A-1"})),
+    ));
+    assert_eq!(refund.outcome.unwrap().to_text(), "refunded A-1");
+
+    let refused = runtime
+        .block_on(McpSource::http("payments", &url).connect())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("Auth required") || refused.contains("401"),
+        "{refused}"
+    );
+    let wrong = runtime
+        .block_on(
+            McpSource::http("payments", &url)
+                .bearer_token("not-a-jwt-secret-value")
+                .connect(),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(!wrong.contains("not-a-jwt-secret-value"), "{wrong}");
+}
