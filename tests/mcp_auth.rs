@@ -477,10 +477,8 @@ fn an_imported_servers_bearer_token_makes_its_caller() {
         .build()
         .unwrap();
     let ctx = Context::new();
-    let whoami = runtime.block_on(registry.dispatch(
-        &ctx,
-        toolwright::ToolCall::new("w", "whoami", json!({})),
-    ));
+    let whoami = runtime
+        .block_on(registry.dispatch(&ctx, toolwright::ToolCall::new("w", "whoami", json!({}))));
     assert_eq!(
         whoami.outcome.unwrap().to_text(),
         "importer holding [payments:write]"

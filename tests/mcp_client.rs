@@ -788,3 +788,44 @@ fn killing_the_server_at_random_moments_never_repeats_an_effect() {
     );
     assert!(kills >= 30, "the kills happened: {kills}");
 }
+
+/// `examples/mcp_hub.rs` (built by `cargo test` with the test's features) imports the
+/// three servers, shows the model one definition instead of all of them, finds tools of
+/// different servers by search, and runs one program over two servers.
+#[cfg(all(feature = "search", feature = "code"))]
+#[test]
+fn the_hub_example_runs_one_program_over_two_servers() {
+    if crate::support::node_clients().is_none() {
+        return;
+    }
+    crate::support::python();
+    server_binary();
+    let hub = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .and_then(std::path::Path::parent)
+        .unwrap()
+        .join("examples/mcp_hub");
+    assert!(
+        hub.exists(),
+        "cargo test builds the example: {}",
+        hub.display()
+    );
+    let output = Command::new(&hub).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for line in [
+        "example: 11 tools imported, 0 findings",
+        "everything: 11 tools imported, 0 findings",
+        "notes: 5 tools imported, 0 findings",
+        "the model is shown 1 definitions",
+        r#"search_tools("add two numbers") loads ["notes_add","ev_get-sum""#,
+        r#"run_code -> {"total":42,"kelvin":"315.15"}"#,
+    ] {
+        assert!(stdout.contains(line), "{line}\n{stdout}");
+    }
+}

@@ -303,7 +303,10 @@ async fn send_once(
     let (service, params) = (service.clone(), params.clone());
     link::detached(async move {
         if service.service().elicit.is_some() {
-            service.call_tool(params).await.map(CallToolResponse::Complete)
+            service
+                .call_tool(params)
+                .await
+                .map(CallToolResponse::Complete)
         } else {
             service.call_tool_once(params).await
         }
