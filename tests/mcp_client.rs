@@ -43,6 +43,16 @@ fn allow_all(source: Arc<McpSource>) -> Registry {
 
 /// A call with an id of its own (the dispatcher answers a call it has seen from its
 /// store: the same id and arguments are the same call).
+/// A loopback port nothing listens on now (for a server started, stopped and started again
+/// on the same address).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 fn call(name: &str, arguments: Value) -> ToolCall {
     static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let id = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -199,11 +209,7 @@ fn the_idempotency_key_reaches_the_server_which_runs_the_call_once() {
 #[test]
 fn a_restarted_server_is_reconnected_and_a_safe_call_recovers() {
     let runtime = runtime();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let address = format!("127.0.0.1:{port}");
     let mut server = HttpServer::start_with(&["--http", &address], &[]);
     let source = runtime
@@ -522,11 +528,7 @@ fn fastmcp(args: &[&str]) -> Command {
 #[test]
 fn a_fastmcp_server_imports_over_stdio_and_http_with_its_schemas_and_errors() {
     let runtime = runtime();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let mut http_server = fastmcp(&["--http", &port.to_string()])
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -622,11 +624,7 @@ fn killing_the_server_at_random_moments_never_repeats_an_effect() {
     std::fs::create_dir_all(&dir).unwrap();
     let ledger = dir.join("payouts.log");
     let store = dir.join("keys.redb");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let address = format!("127.0.0.1:{port}");
     let args = [
         "--http",

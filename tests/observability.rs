@@ -127,6 +127,22 @@ fn call_span(id: &str) -> SpanData {
     }
 }
 
+/// A toolwright MCP server offering `greet`, over Streamable HTTP on loopback in
+/// `runtime`: its URL.
+fn serve_greet(runtime: &tokio::runtime::Runtime) -> String {
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let server = McpServer::new(
+        Registry::builder().with(Greet).build().unwrap(),
+        Context::new(),
+    )
+    .unwrap();
+    runtime.spawn(HttpServer::new(server).serve(listener));
+    url
+}
+
 fn children(parent: &SpanData) -> Vec<String> {
     let mut names: Vec<String> = exporters()
         .spans
@@ -349,16 +365,7 @@ fn every_call_is_a_span_by_the_genai_conventions_with_toolwrights_attributes() {
 fn a_call_over_mcp_joins_the_clients_trace() {
     exporters();
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let server = McpServer::new(
-        Registry::builder().with(Greet).build().unwrap(),
-        Context::new(),
-    )
-    .unwrap();
-    runtime.spawn(HttpServer::new(server).serve(listener));
+    let url = serve_greet(&runtime);
 
     let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
     let parent_id = "00f067aa0ba902b7";
@@ -469,16 +476,7 @@ fn a_programs_calls_are_children_of_its_run_code_span() {
 fn a_call_to_an_imported_tool_runs_one_trace_into_the_remote_server() {
     exporters();
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let server = McpServer::new(
-        Registry::builder().with(Greet).build().unwrap(),
-        Context::new(),
-    )
-    .unwrap();
-    runtime.spawn(HttpServer::new(server).serve(listener));
+    let url = serve_greet(&runtime);
     let source = runtime
         .block_on(
             toolwright::mcp_client::McpSource::http("greeter", &url)

@@ -46,6 +46,7 @@
 //! # Ok(()) }
 //! ```
 
+mod builder;
 mod import;
 mod link;
 mod remote;
@@ -54,6 +55,7 @@ mod source;
 
 pub use rmcp;
 
+pub use builder::McpSourceBuilder;
 pub use import::{Finding, FindingKind, ImportLimits, Trust, effect_of};
 pub use link::ConnectError;
-pub use source::{McpSource, McpSourceBuilder};
+pub use source::McpSource;

@@ -1,0 +1,200 @@
+//! `McpSourceBuilder`: which server, how far it is trusted, which of its tools, the
+//! limits; and `connect`, which lists and imports them.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::import::{self, Finding, FindingKind, ImportLimits, Trust};
+use super::link::{ConnectError, Elicit, Endpoint, Handler, Link, Secret};
+use super::source::{McpSource, list};
+
+/// A predicate over a server's tools, as listed.
+type Filter = Box<dyn Fn(&rmcp::model::Tool) -> bool + Send + Sync>;
+
+/// An MCP server to connect to: [`McpSource::stdio`] or [`McpSource::http`], its
+/// settings, then [`connect`](McpSourceBuilder::connect).
+#[must_use = "a source does nothing until `connect` is awaited"]
+pub struct McpSourceBuilder {
+    name: String,
+    endpoint: Endpoint,
+    prefix: Option<String>,
+    trust: Trust,
+    limits: ImportLimits,
+    filters: Vec<Filter>,
+    connect_timeout: Duration,
+    call_timeout: Duration,
+    honours_keys: bool,
+    version: Option<rmcp::model::ProtocolVersion>,
+    elicit: Option<Elicit>,
+}
+
+impl McpSourceBuilder {
+    pub(super) fn new(name: String, endpoint: Endpoint) -> Self {
+        Self {
+            name,
+            endpoint,
+            prefix: None,
+            trust: Trust::Untrusted,
+            limits: ImportLimits::default(),
+            filters: Vec::new(),
+            connect_timeout: Duration::from_secs(30),
+            call_timeout: Duration::from_secs(120),
+            honours_keys: false,
+            version: None,
+            elicit: None,
+        }
+    }
+
+    /// Speaks `version` only (default: the newest the server speaks, 2026-07-28's
+    /// discovery falling back to 2025-11-25's `initialize`).
+    pub fn protocol_version(mut self, version: rmcp::model::ProtocolVersion) -> Self {
+        self.version = Some(version);
+        self
+    }
+
+    /// Answers the server's requests for a person's input (elicitation, and the
+    /// input-required rounds of a call on 2026-07-28) with `answer`, and declares the
+    /// capability. Without it, a request is declined and an input-required result is an
+    /// error. Install it only where `answer` really asks the person: the server's message
+    /// is a stranger's words.
+    pub fn on_elicitation<F, Fut>(mut self, answer: F) -> Self
+    where
+        F: Fn(rmcp::model::ElicitRequestParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = rmcp::model::ElicitResult> + Send + 'static,
+    {
+        self.elicit = Some(Arc::new(move |request| Box::pin(answer(request))));
+        self
+    }
+
+    /// Names every tool `prefix` `_` its name (`github` and `create_issue` give
+    /// `github_create_issue`), so tools of several servers do not collide and the model
+    /// sees where each comes from.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = Some(prefix.into());
+        self
+    }
+
+    /// Imports only the tools named (their names on the server).
+    pub fn only<S: AsRef<str>>(self, names: impl IntoIterator<Item = S>) -> Self {
+        let names: Vec<String> = names
+            .into_iter()
+            .map(|name| name.as_ref().to_owned())
+            .collect();
+        self.filter(move |tool| names.iter().any(|name| *name == tool.name))
+    }
+
+    /// Imports every tool but those named.
+    pub fn except<S: AsRef<str>>(self, names: impl IntoIterator<Item = S>) -> Self {
+        let names: Vec<String> = names
+            .into_iter()
+            .map(|name| name.as_ref().to_owned())
+            .collect();
+        self.filter(move |tool| names.iter().all(|name| *name != tool.name))
+    }
+
+    /// Imports only the tools `keep` accepts, as the server lists them (their name,
+    /// annotations, schemas). Several filters must all accept a tool.
+    pub fn filter(
+        mut self,
+        keep: impl Fn(&rmcp::model::Tool) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.filters.push(Box::new(keep));
+        self
+    }
+
+    /// Believes the server's annotations: each tool's effect comes from them (the rule
+    /// is [`effect_of`](super::effect_of)) instead of being `external`.
+    pub fn trust_annotations(mut self) -> Self {
+        self.trust = Trust::Annotations;
+        self
+    }
+
+    /// Sets how far the server is trusted.
+    pub fn trust(mut self, trust: Trust) -> Self {
+        self.trust = trust;
+        self
+    }
+
+    /// Declares that the server runs a call carrying an idempotency key in `_meta`
+    /// (`dev.toolwright/idempotency-key`) at most once per key, as a toolwright server
+    /// does: a keyed call is then sent again after a lost connection. Without it, a call
+    /// with effects whose outcome is unknown is reported so, never sent again.
+    pub fn honours_idempotency_keys(mut self) -> Self {
+        self.honours_keys = true;
+        self
+    }
+
+    /// Sets the bounds on what the server may put before a model.
+    pub fn limits(mut self, limits: ImportLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sends `Authorization: Bearer <token>` (Streamable HTTP). The token is never
+    /// logged, nor shown by `Debug`.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        if let Endpoint::Http { authorization, .. } = &mut self.endpoint {
+            *authorization = Some(Secret(token.into()));
+        }
+        self
+    }
+
+    /// How long the handshake may take (default 30 s).
+    pub fn connect_timeout(mut self, limit: Duration) -> Self {
+        self.connect_timeout = limit;
+        self
+    }
+
+    /// How long a call may wait for the server's answer (default 120 s); past it, the
+    /// request is cancelled and the call reported with an unknown outcome.
+    pub fn call_timeout(mut self, limit: Duration) -> Self {
+        self.call_timeout = limit;
+        self
+    }
+
+    /// Connects, lists every tool (all pages, or an error: never part of a list), and
+    /// imports those the filters keep.
+    pub async fn connect(self) -> Result<Arc<McpSource>, ConnectError> {
+        let handler = Handler {
+            elicit: self.elicit,
+            ..Handler::default()
+        };
+        let link = Link::new(self.endpoint, handler, self.connect_timeout, self.version);
+        let listed = list(&link).await?;
+        let mut findings = Vec::new();
+        let mut imported = Vec::new();
+        for tool in listed
+            .iter()
+            .filter(|tool| self.filters.iter().all(|keep| keep(tool)))
+        {
+            if imported.len() == self.limits.tools {
+                findings.push(Finding {
+                    tool: tool.name.to_string(),
+                    kind: FindingKind::Refused,
+                    detail: format!(
+                        "over the limit of {} tools from one server",
+                        self.limits.tools
+                    ),
+                });
+                continue;
+            }
+            if let Some(imported_tool) = import::import(
+                tool,
+                self.prefix.as_deref(),
+                self.trust,
+                &self.limits,
+                &mut findings,
+            ) {
+                imported.push((Arc::from(tool.name.as_ref()), imported_tool));
+            }
+        }
+        Ok(McpSource::assemble(
+            self.name,
+            link,
+            (self.call_timeout, self.honours_keys),
+            &listed,
+            imported,
+            findings,
+        ))
+    }
+}
