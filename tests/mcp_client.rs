@@ -827,3 +827,79 @@ fn the_hub_example_runs_one_program_over_two_servers() {
         assert!(stdout.contains(line), "{line}\n{stdout}");
     }
 }
+
+/// A remote server that asks a person mid-call (the example server's payout over 1,000,
+/// with `--client-approval`: a 2026-07-28 input-required result) pauses the imported
+/// call as toolwright's own `awaiting_approval`, with a signed ticket; nothing is paid.
+/// Approved (`Registry::resume`), the call goes out again and the server's form is
+/// answered yes: paid once, however often the decision is replayed. Declined: never paid.
+#[test]
+fn a_remote_servers_question_becomes_an_approval_ticket_here() {
+    use toolwright::approval::ApprovalDecision;
+    let runtime = runtime();
+    let dir = std::env::temp_dir().join(format!("toolwright-remote-ask-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ledger = dir.join("payouts.log");
+    let _ = std::fs::remove_file(&ledger);
+    let server = HttpServer::start_with(
+        &["--ledger", ledger.to_str().unwrap(), "--client-approval"],
+        &[],
+    );
+    let source = runtime
+        .block_on(McpSource::http("payments", &server.url).connect())
+        .unwrap();
+    // The server is a stranger: the local policy would ask first; allowed here, so the
+    // question is the server's.
+    let registry = allow_all(source);
+    let ctx = Context::new();
+    let paid = || {
+        std::fs::read_to_string(&ledger)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let ask = |recipient: &str| {
+        runtime.block_on(registry.dispatch(
+            &ctx,
+            call(
+                "send_payout",
+                json!({"recipient": recipient, "amount": 5000}),
+            ),
+        ))
+    };
+
+    let paused = ask("acct-big");
+    let error = paused.outcome.as_ref().unwrap_err();
+    assert_eq!(error.kind, ErrorKind::AwaitingApproval, "{error:?}");
+    assert!(
+        error.message.contains("asks a person") && error.message.contains("5000"),
+        "{error:?}"
+    );
+    let ticket = paused.ticket.clone().expect("a ticket of our own");
+    assert_eq!(paid(), 0, "nothing ran");
+
+    let approve = ApprovalDecision::Approve {
+        digest: ticket.digest.clone(),
+    };
+    let done = runtime.block_on(registry.resume(&ctx, &ticket, approve.clone()));
+    assert_eq!(
+        done.outcome.as_ref().unwrap().to_text(),
+        "paid 5000 to acct-big"
+    );
+    let again = runtime.block_on(registry.resume(&ctx, &ticket, approve));
+    assert!(again.duplicate, "{again:?}");
+    assert_eq!(paid(), 1, "paid once");
+
+    let declined_call = ask("acct-other");
+    let ticket = declined_call.ticket.clone().expect("a ticket");
+    let declined = runtime.block_on(registry.resume(
+        &ctx,
+        &ticket,
+        ApprovalDecision::Decline {
+            digest: ticket.digest.clone(),
+            reason: "not today".into(),
+        },
+    ));
+    assert_eq!(declined.outcome.unwrap_err().kind, ErrorKind::Denied);
+    assert_eq!(paid(), 1, "declined: never paid");
+}

@@ -196,6 +196,10 @@ pub struct CallInfo<'a> {
     /// The idempotency key the call claimed, scoped to its caller (64 hex digits), when
     /// it runs under one: its effect must not happen twice.
     pub idempotency_key: Option<&'a str>,
+    /// A person approved this exact call (its ticket was resumed). A tool that asks for
+    /// approval while it runs (an error of kind `awaiting_approval`, for which the
+    /// dispatcher issues a ticket) goes on without asking again.
+    pub approved: bool,
 }
 
 /// A call's arguments, validated and read into the tool's own types by

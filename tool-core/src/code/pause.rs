@@ -272,7 +272,7 @@ pub(crate) fn resume_paused<'a>(
                 outcome
             }
         };
-        registry.take_left_ticket(&outer, &outcome, &mut notes);
+        registry.take_left_ticket(ctx, &outer, &outcome, &mut notes);
         Some(crate::telemetry::in_span!(
             span,
             registry.finish(outer.id.clone(), outer.name.clone(), outcome, notes)

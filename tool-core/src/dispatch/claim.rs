@@ -121,9 +121,20 @@ impl Registry {
         effect: Effect,
         outcome: &ToolOutcome,
     ) {
+        self.settle(claim, settlement_for(tool, effect, outcome))
+            .await;
+    }
+
+    /// Frees the key of a call a tool paused while it ran, to ask a person (an imported
+    /// MCP tool whose server asks): nothing happened yet, and the approved call claims
+    /// the key again.
+    pub(crate) async fn release(&self, claim: &ClaimKey) {
+        self.settle(claim, Settlement::Release).await;
+    }
+
+    async fn settle(&self, claim: &ClaimKey, settlement: Settlement) {
         let settings = &self.settings.idempotency;
         let store = settings.store();
-        let settlement = settlement_for(tool, effect, outcome);
         if let Err(error) = store
             .settle(&claim.key, &claim.digest, settlement, settings.retention)
             .await

@@ -54,6 +54,7 @@ impl Registry {
             read,
             effect,
             claim,
+            approved: gate == Gate::Approved,
         })
     }
 
@@ -115,7 +116,7 @@ impl Registry {
     }
 
     /// A signed ticket for `call`, which waits for a person's decision.
-    fn issue_ticket(
+    pub(super) fn issue_ticket(
         &self,
         call: &ToolCall,
         tool: &str,
@@ -267,6 +268,8 @@ pub(super) struct Admitted<'r> {
     pub(super) read: ReadCall<'r>,
     pub(super) effect: Effect,
     pub(super) claim: Option<ClaimKey>,
+    /// A person approved this exact call.
+    pub(super) approved: bool,
 }
 
 /// The effect of this call: the declared one, or (for a dynamic tool) the classifier's,

@@ -74,7 +74,7 @@ impl Registry {
                 Run::Finished(outcome) => outcome,
                 Run::Running(running) => running.instrument(span.clone()).await,
             };
-            self.take_left_ticket(&call, &outcome, &mut notes);
+            self.take_left_ticket(ctx, &call, &outcome, &mut notes);
             crate::telemetry::in_span!(span, self.finish(call.id, call.name, outcome, notes))
         }
     }
@@ -88,19 +88,40 @@ impl Registry {
 }
 
 impl Registry {
-    /// A ticket a built-in left for `call` (a program paused for a nested call's
-    /// approval), into its result.
+    /// The ticket of a call that ended awaiting approval while it ran, into its result:
+    /// one a built-in left (a program paused for a nested call's approval), or, for a
+    /// tool that asked itself (an imported MCP tool whose server asks a person), a ticket
+    /// for this call, whose approval runs it again with
+    /// [`CallInfo::approved`](crate::tool::CallInfo::approved) set.
     #[inline]
     pub(crate) fn take_left_ticket(
         &self,
+        ctx: &Context,
         call: &ToolCall,
         outcome: &ToolOutcome,
         notes: &mut Notes<'_>,
     ) {
+        let Err(error) = outcome else {
+            return;
+        };
+        if notes.ticket.is_some() || error.kind != crate::error::ErrorKind::AwaitingApproval {
+            return;
+        }
+        notes.ticket = self.left_tickets.take(call);
         if notes.ticket.is_none()
-            && matches!(outcome, Err(error) if error.kind == crate::error::ErrorKind::AwaitingApproval)
+            && let Some(entry) = notes.entry
+            && entry.builtin.is_none()
         {
-            notes.ticket = self.left_tickets.take(call);
+            let caller = ctx.get::<crate::policy::Caller>();
+            let arguments = gate::arguments_value(call, None);
+            let ticket = self.issue_ticket(
+                call,
+                &entry.tool.spec().name,
+                arguments,
+                &error.message,
+                caller,
+            );
+            notes.ticket = Some(Box::new(ticket));
         }
     }
 }

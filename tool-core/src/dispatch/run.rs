@@ -15,7 +15,7 @@ use crate::error::ErrorKind;
 use crate::error::panicked;
 use crate::event::Event;
 use crate::registry::{Entry, Registry};
-use crate::tool::{Arguments, Prepared, ToolFuture, ToolOutcome};
+use crate::tool::{Arguments, CallInfo, Prepared, ToolFuture, ToolOutcome};
 
 impl Registry {
     /// Runs an admitted call. A call with side effects that must not happen twice claims
@@ -56,9 +56,15 @@ impl Registry {
                 }
                 Err(Held::Refused(refusal)) => return Err(refusal),
             }
+            let builtin = admitted.read.entry.builtin.is_some();
             let run = self.run_with_retries(ctx, call, admitted, Some(&claim.key), &notes.span);
             let outcome = self.holding(&claim, run).await;
-            self.record(&claim, name, effect, &outcome).await;
+            match &outcome {
+                Err(error) if error.kind == ErrorKind::AwaitingApproval && !builtin => {
+                    self.release(&claim).await;
+                }
+                _ => self.record(&claim, name, effect, &outcome).await,
+            }
             outcome
         }))
     }
@@ -85,8 +91,14 @@ impl Registry {
                     ..
                 },
             effect,
+            approved,
             ..
         } = admitted;
+        let info = CallInfo {
+            id: &call.id,
+            idempotency_key: key,
+            approved,
+        };
         self.observe(|| Event::Started {
             call_id: call.id.clone(),
             tool: call.name.clone(),
@@ -96,7 +108,8 @@ impl Registry {
             .retry
             .filter(|_| effect == Effect::ReadOnly || spec.is_idempotent() || key.is_some());
         let run_span = crate::telemetry::phase!(span, "run");
-        let run = crate::telemetry::in_span!(run_span, self.start(ctx, call, key, entry, prepared));
+        let run =
+            crate::telemetry::in_span!(run_span, self.start(ctx, call, info, entry, prepared));
         // Looked at in place: a finished outcome is moved once, into the result.
         let settled = run
             .outcome()
@@ -104,7 +117,7 @@ impl Registry {
         match run.into_ready() {
             Ok(outcome) if settled => Run::Finished(self.finished(call, outcome)),
             run => Run::Running(self.keep_running(
-                ctx, call, key, entry, normalized, run, retry, span, run_span,
+                ctx, call, info, entry, normalized, run, retry, span, run_span,
             )),
         }
     }
@@ -116,7 +129,7 @@ impl Registry {
         &'a self,
         ctx: &'a Context,
         call: &'a ToolCall,
-        key: Option<&'a str>,
+        info: CallInfo<'a>,
         entry: &'a Entry,
         normalized: Option<Box<serde_json::Value>>,
         run: Result<ToolOutcome, ToolFuture<'a>>,
@@ -145,7 +158,7 @@ impl Registry {
                             // Boxed: a retry is rare, and its run held inline would make
                             // every call in flight carry a second run's state.
                             Ok(prepared) => {
-                                Box::pin(self.run_prepared(ctx, call, key, entry, prepared)).await
+                                Box::pin(self.run_prepared(ctx, call, info, entry, prepared)).await
                             }
                             Err(error) => Err(error),
                         };
@@ -181,11 +194,11 @@ impl Registry {
         &self,
         ctx: &Context,
         call: &ToolCall,
-        key: Option<&str>,
+        info: CallInfo<'_>,
         entry: &Entry,
         prepared: Prepared,
     ) -> ToolOutcome {
-        match self.start(ctx, call, key, entry, prepared).into_ready() {
+        match self.start(ctx, call, info, entry, prepared).into_ready() {
             Ok(outcome) => outcome,
             Err(running) => wait(entry, running).await,
         }
@@ -198,7 +211,7 @@ impl Registry {
         &'a self,
         ctx: &'a Context,
         call: &'a ToolCall,
-        key: Option<&'a str>,
+        info: CallInfo<'a>,
         entry: &'a Entry,
         prepared: Prepared,
     ) -> ToolFuture<'a> {
@@ -206,13 +219,7 @@ impl Registry {
             // A built-in (`search_tools`, `run_code`) reads the registry, which no tool
             // can hold.
             Some(builtin) => builtin(self, ctx, call, prepared),
-            None => {
-                let info = crate::tool::CallInfo {
-                    id: &call.id,
-                    idempotency_key: key,
-                };
-                entry.tool.run_call(ctx, info, prepared)
-            }
+            None => entry.tool.run_call(ctx, info, prepared),
         }))
         .unwrap_or_else(|panic| {
             ToolFuture::ready(Err(panicked(&entry.tool.spec().name, "running", &*panic)))

@@ -80,7 +80,7 @@ impl Registry {
                             let run = self.execute(ctx, &call, admitted, &mut notes);
                             let outcome =
                                 tracing::Instrument::instrument(run.outcome(), span).await;
-                            self.take_left_ticket(&call, &outcome, &mut notes);
+                            self.take_left_ticket(ctx, &call, &outcome, &mut notes);
                             let mut guard =
                                 slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                             guard.outcome = Some(outcome);

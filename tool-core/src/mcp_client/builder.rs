@@ -53,10 +53,11 @@ impl McpSourceBuilder {
     }
 
     /// Answers the server's requests for a person's input (elicitation, and the
-    /// input-required rounds of a call on 2026-07-28) with `answer`, and declares the
-    /// capability. Without it, a request is declined and an input-required result is an
-    /// error. Install it only where `answer` really asks the person: the server's message
-    /// is a stranger's words.
+    /// input-required rounds of a call on 2026-07-28) with `answer`. Without it, an
+    /// elicitation request is declined, and an input-required result pauses the call as
+    /// toolwright's own `awaiting_approval` (its ticket resumed, the server's yes-or-no
+    /// form is answered yes). Install it only where `answer` really asks the person: the
+    /// server's message is a stranger's words.
     pub fn on_elicitation<F, Fut>(mut self, answer: F) -> Self
     where
         F: Fn(rmcp::model::ElicitRequestParams) -> Fut + Send + Sync + 'static,

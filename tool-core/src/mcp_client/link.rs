@@ -100,8 +100,9 @@ pub(super) struct Handler {
     pub(super) changed: Arc<tokio::sync::Notify>,
     /// Set then too: the list is read again before the next call.
     pub(super) dirty: Arc<std::sync::atomic::AtomicBool>,
-    /// Answers elicitation; without it the capability is not declared, and a request
-    /// is declined.
+    /// Answers elicitation; without it an elicitation request (a 2025-11-25 server's,
+    /// which waits on the connection) is declined, and an input-required result becomes
+    /// toolwright's own approval.
     pub(super) elicit: Option<Elicit>,
     /// The version `initialize` asks for, when one before 2026-07-28 is set.
     pub(super) initialize_version: Option<ProtocolVersion>,
@@ -132,13 +133,13 @@ impl rmcp::ClientHandler for Handler {
     }
 
     fn get_info(&self) -> ClientConfig {
+        // Declared whether or not an answer is installed: a 2026-07-28 server then asks
+        // within the call (input-required), which becomes toolwright's own approval.
         let mut capabilities = ClientCapabilities::default();
-        if self.elicit.is_some() {
-            capabilities.elicitation = Some(
-                rmcp::model::ElicitationCapability::new()
-                    .with_form(rmcp::model::FormElicitationCapability::default()),
-            );
-        }
+        capabilities.elicitation = Some(
+            rmcp::model::ElicitationCapability::new()
+                .with_form(rmcp::model::FormElicitationCapability::default()),
+        );
         let config = ClientConfig::new(
             capabilities,
             Implementation::new("toolwright", env!("CARGO_PKG_VERSION")),

@@ -16,7 +16,8 @@
 //! | an output schema | the result is checked against it; a result that does not match is an error |
 //! | results | through the output budget, like every tool's; never read as instructions |
 //! | `notifications/tools/list_changed` | the list is read again before the next call; a changed or vanished tool is refused, not sent ([`McpSource::watch`] turns it off in the registry) |
-//! | sampling, elicitation | refused (no capability declared) |
+//! | a request for a person's input within a call (2026-07-28's input-required result) | the call pauses as toolwright's own `awaiting_approval`, with a signed ticket; once a person approves it ([`Registry::resume`](crate::Registry::resume)), the call is sent again and the server's yes-or-no form answered yes (a form asking for more is an error); declined, it is never sent again |
+//! | elicitation requests on the connection (2025-11-25), sampling | declined, and refused (no sampling capability), unless the user installs an answer ([`McpSourceBuilder::on_elicitation`]) |
 //!
 //! A lost connection is made again (a new session when the old one is gone). A call is
 //! sent again after it only when that cannot repeat its effect: the connection was

@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, MetaObject, RequestMetaObject,
+    CallToolRequestParams, CallToolResponse, CallToolResult, InputRequiredResult, MetaObject,
+    RequestMetaObject,
 };
 use serde_json::{Map, Value};
 
@@ -75,6 +76,7 @@ impl Tool for RemoteTool {
         let call = CallInfo {
             id: "",
             idempotency_key: None,
+            approved: false,
         };
         self.run_call(ctx, call, args)
     }
@@ -85,10 +87,10 @@ impl Tool for RemoteTool {
         call: CallInfo<'a>,
         args: Prepared,
     ) -> ToolFuture<'a> {
-        let key = call.idempotency_key;
         ToolFuture::new(async move {
             let arguments = args.downcast::<Map<String, Value>>()?;
-            self.send(arguments, key).await
+            self.send(arguments, call.idempotency_key, call.approved)
+                .await
         })
     }
 }
@@ -103,7 +105,12 @@ impl RemoteTool {
             || (keyed && self.source.honours_keys)
     }
 
-    async fn send(&self, arguments: Map<String, Value>, key: Option<&str>) -> ToolOutcome {
+    async fn send(
+        &self,
+        arguments: Map<String, Value>,
+        key: Option<&str>,
+        approved: bool,
+    ) -> ToolOutcome {
         let source = &*self.source;
         source.refresh_if_changed().await;
         match source.listed(&self.remote) {
@@ -147,8 +154,45 @@ impl RemoteTool {
             params.meta = Some(RequestMetaObject(MetaObject(meta)));
         }
         let replay_safe = self.replay_safe(key.is_some());
-        let outcome =
-            tracing::Instrument::instrument(self.attempt(params, replay_safe), span).await;
+        let rounds = async {
+            // The server may ask a person mid-call (2026-07-28's input-required result):
+            // asked a first time, the call pauses for toolwright's own approval; once a
+            // person approved it, their yes is the answer, and the call goes on.
+            for _ in 0..MAX_ROUNDS {
+                let response = self.attempt(params.clone(), replay_safe).await?;
+                let CallToolResponse::InputRequired(required) = response else {
+                    return Ok(response);
+                };
+                let question = question(&required);
+                let question = question.as_deref().unwrap_or("(no message)");
+                if !approved {
+                    return Err(ToolError::new(
+                        ErrorKind::AwaitingApproval,
+                        format!(
+                            "the MCP server '{}' asks a person before '{}' goes on: {question}",
+                            source.name, self.spec.name
+                        ),
+                    )
+                    .with_retryable(false)
+                    .with_hint("the call is paused, not failed: tell the user what the server asks and wait for their decision"));
+                }
+                params.input_responses = Some(yes_to(&required).ok_or_else(|| {
+                    ToolError::failed(format!(
+                        "the MCP server '{}' asks for more than a yes or no to go on with '{}': {question}",
+                        source.name, self.spec.name
+                    ))
+                    .with_retryable(false)
+                    .with_hint("this client answers approvals only; its user can answer more with on_elicitation")
+                })?);
+                params.request_state = required.request_state;
+            }
+            Err(ToolError::failed(format!(
+                "the MCP server '{}' kept asking for input on '{}' after {MAX_ROUNDS} answers",
+                source.name, self.spec.name
+            ))
+            .with_retryable(false))
+        };
+        let outcome = tracing::Instrument::instrument(rounds, span).await;
         outcome.and_then(|result| self.answer(result))
     }
 
@@ -312,6 +356,58 @@ async fn send_once(
         }
     })
     .await
+}
+
+/// How many input-required answers one call may take.
+const MAX_ROUNDS: usize = 3;
+
+/// What the server asks, in words (its elicitation messages, hidden characters removed).
+fn question(required: &InputRequiredResult) -> Option<String> {
+    let messages: Vec<String> = required
+        .input_requests
+        .iter()
+        .flatten()
+        .filter_map(|(_, request)| {
+            let request = serde_json::to_value(request).ok()?;
+            let message = request.pointer("/params/message")?.as_str()?;
+            Some(super::screen::strip_hidden(message).0)
+        })
+        .collect();
+    (!messages.is_empty()).then(|| messages.join("; "))
+}
+
+/// A person's yes to each of the server's requests, when every one is a form whose
+/// required fields are all yes-or-no (an approval, as a toolwright server asks it):
+/// each required field `true`. `None` when the server asks for anything else.
+fn yes_to(required: &InputRequiredResult) -> Option<rmcp::model::InputResponses> {
+    let mut responses = rmcp::model::InputResponses::new();
+    for (id, request) in required.input_requests.iter().flatten() {
+        let request = serde_json::to_value(request).ok()?;
+        if request.get("method")?.as_str()? != "elicitation/create" {
+            return None;
+        }
+        let schema = request.pointer("/params/requestedSchema")?;
+        let mut content = Map::new();
+        for field in schema.get("required")?.as_array()? {
+            let field = field.as_str()?;
+            if schema
+                .pointer(&format!("/properties/{field}/type"))?
+                .as_str()?
+                != "boolean"
+            {
+                return None;
+            }
+            content.insert(field.to_owned(), Value::Bool(true));
+        }
+        if content.is_empty() {
+            return None;
+        }
+        responses.insert(
+            id.clone(),
+            serde_json::json!({"action": "accept", "content": content}),
+        );
+    }
+    (!responses.is_empty()).then_some(responses)
 }
 
 /// What to do after a call whose outcome is unknown.
