@@ -141,7 +141,7 @@ async fn run(url: String, scenario: String) -> Result<(), String> {
 }
 
 fn main() {
-    let url = std::env::args().last().unwrap_or_default();
+    let url = std::env::args().next_back().unwrap_or_default();
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
     // The suite waits 30 s: finish before it, whatever the server does.
