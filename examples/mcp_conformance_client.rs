@@ -92,8 +92,12 @@ fn calls(scenario: &str, registry: &Registry) -> Vec<(String, Value)> {
                 )
             })
             .unwrap_or_default(),
+        // An authorized call after the handshake and the list.
+        auth if auth.starts_with("auth/") && registry.get("test-tool").is_some() => {
+            one("test-tool", json!({}))
+        }
         // initialize, request-metadata, json-schema-ref-no-deref: connecting (the
-        // handshake and the tool list) is the scenario; auth scenarios: the same.
+        // handshake and the tool list) is the scenario.
         _ => Vec::new(),
     }
 }
@@ -105,6 +109,18 @@ async fn run(url: String, scenario: String) -> Result<(), String> {
         .on_elicitation(|request| async move {
             ElicitResult::new(ElicitationAction::Accept).with_content(defaults(&request))
         });
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    if scenario == "auth/client-credentials-basic"
+        && let (Some(id), Some(secret)) = (
+            context["client_id"].as_str(),
+            context["client_secret"].as_str(),
+        )
+    {
+        source = source.client_credentials(id, secret, Vec::<String>::new());
+    }
     if let Ok(version) = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
         let version: ProtocolVersion = serde_json::from_value(json!(version))
             .map_err(|e| format!("MCP_CONFORMANCE_PROTOCOL_VERSION: {e}"))?;

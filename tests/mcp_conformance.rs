@@ -64,8 +64,9 @@ fn official_conformance_suite_passes_every_tool_scenario() {
 
 /// The suite's client scenarios against `examples/mcp_conformance_client.rs` (McpSource),
 /// both requirement sets: every scenario about tools, lists, headers, schemas,
-/// elicitation and input-required results passes; the OAuth ones and one check are
-/// listed with their reasons in `tests/mcp/conformance/expected-failures-*.yml`.
+/// elicitation and input-required results passes, and OAuth client credentials; the
+/// authorization-code ones and one check are listed with their reasons in
+/// `tests/mcp/conformance/expected-failures-*.yml`.
 #[cfg(feature = "mcp-client")]
 #[test]
 fn official_conformance_client_scenarios_pass() {
@@ -99,6 +100,7 @@ fn official_conformance_client_scenarios_pass() {
         ("http-invalid-tool-headers", 1),
         ("json-schema-ref-no-deref", 1),
         ("json-schema-2020-12-preservation", 2),
+        ("auth/client-credentials-basic", 2),
     ] {
         assert_eq!(
             passed(scenario),

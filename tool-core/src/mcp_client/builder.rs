@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::import::{self, Finding, FindingKind, ImportLimits, Trust};
-use super::link::{ConnectError, Elicit, Endpoint, Handler, Link, Secret};
+use super::link::{ClientCredentials, ConnectError, Elicit, Endpoint, Handler, Link, Secret};
 use super::source::{McpSource, list};
 
 /// A predicate over a server's tools, as listed.
@@ -128,6 +128,28 @@ impl McpSourceBuilder {
     /// Sets the bounds on what the server may put before a model.
     pub fn limits(mut self, limits: ImportLimits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Gets access tokens with OAuth client credentials (Streamable HTTP; SEP-1046, for
+    /// a machine acting on its own behalf): the authorization server is found from the
+    /// server's metadata (RFC 9728, RFC 8414), the token is asked for this server (the
+    /// `resource`, RFC 8707) with `scopes`, sent on every request, and asked for again
+    /// when the server refuses it (the call refused is then sent again: it was not
+    /// run). The secret and the tokens are never logged, nor shown by `Debug`.
+    pub fn client_credentials(
+        mut self,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+        scopes: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        if let Endpoint::Http { oauth, .. } = &mut self.endpoint {
+            *oauth = Some(ClientCredentials {
+                client_id: client_id.into(),
+                client_secret: Secret(client_secret.into()),
+                scopes: scopes.into_iter().map(Into::into).collect(),
+            });
+        }
         self
     }
 

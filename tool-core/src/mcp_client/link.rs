@@ -25,10 +25,37 @@ pub(super) enum Endpoint {
     /// A Streamable HTTP endpoint.
     Http {
         url: String,
-        /// The `Authorization` header's value (never logged).
+        /// A bearer token to send as it is (never logged).
         authorization: Option<Secret>,
+        /// OAuth client credentials to get access tokens with.
+        oauth: Option<ClientCredentials>,
     },
 }
+
+/// OAuth client credentials (RFC 6749 section 4.4, SEP-1046): the client authenticates
+/// to the server's authorization server (found from the server's metadata) and gets an
+/// access token for the server (the resource, RFC 8707), then a new one when the server
+/// refuses the old.
+#[derive(Debug, Clone)]
+pub(super) struct ClientCredentials {
+    pub(super) client_id: String,
+    pub(super) client_secret: Secret,
+    pub(super) scopes: Vec<String>,
+}
+
+impl ClientCredentials {
+    fn config(&self, resource: &str) -> rmcp::transport::auth::ClientCredentialsConfig {
+        rmcp::transport::auth::ClientCredentialsConfig::ClientSecret {
+            client_id: self.client_id.clone(),
+            client_secret: self.client_secret.0.clone(),
+            scopes: self.scopes.clone(),
+            resource: Some(resource.to_owned()),
+        }
+    }
+}
+
+/// The HTTP client that adds the access token to every request.
+type OAuthClient = rmcp::transport::AuthClient<reqwest::Client>;
 
 /// A value that must not reach a log: its `Debug` says only that it is there.
 #[derive(Clone)]
@@ -64,6 +91,9 @@ pub enum ConnectError {
     Timeout(Duration),
     /// Listing the tools failed.
     List(String),
+    /// No access token could be had (the authorization server's metadata, the client's
+    /// credentials, the token request).
+    Auth(String),
 }
 
 impl std::fmt::Display for ConnectError {
@@ -79,6 +109,7 @@ impl std::fmt::Display for ConnectError {
                 )
             }
             ConnectError::List(error) => write!(f, "listing the server's tools failed: {error}"),
+            ConnectError::Auth(error) => write!(f, "no access token for the server: {error}"),
         }
     }
 }
@@ -170,6 +201,9 @@ pub(super) struct Link {
     /// One reconnection at a time.
     reconnecting: tokio::sync::Mutex<()>,
     generations: AtomicU64,
+    /// The HTTP client holding the access token (client credentials), kept across
+    /// connections.
+    oauth: tokio::sync::Mutex<Option<OAuthClient>>,
     /// How many connections were made (the first included).
     pub(super) connections: AtomicU64,
 }
@@ -191,6 +225,7 @@ impl Link {
             current: Mutex::new(None),
             reconnecting: tokio::sync::Mutex::new(()),
             generations: AtomicU64::new(0),
+            oauth: tokio::sync::Mutex::new(None),
             connections: AtomicU64::new(0),
         }
     }
@@ -273,6 +308,65 @@ impl Link {
         }
     }
 
+    /// The HTTP client with an access token for `url`, got with `credentials` the first
+    /// time (the authorization server found from the server's metadata).
+    async fn oauth_client(
+        &self,
+        url: &str,
+        credentials: &ClientCredentials,
+    ) -> Result<OAuthClient, ConnectError> {
+        let mut held = self.oauth.lock().await;
+        if let Some(client) = &*held {
+            return Ok(client.clone());
+        }
+        let auth = |error: rmcp::transport::AuthError| ConnectError::Auth(error.to_string());
+        let mut state = rmcp::transport::auth::OAuthState::new(url, None)
+            .await
+            .map_err(auth)?;
+        state
+            .authenticate_client_credentials(credentials.config(url))
+            .await
+            .map_err(auth)?;
+        let manager = state.into_authorization_manager().ok_or_else(|| {
+            ConnectError::Auth("the authorization server gave no access token".into())
+        })?;
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
+            .build()
+            .map_err(|error| ConnectError::Auth(error.to_string()))?;
+        let client = rmcp::transport::AuthClient::new(http, manager);
+        *held = Some(client.clone());
+        Ok(client)
+    }
+
+    /// Gets a new access token with the client credentials (they come without a refresh
+    /// token), after the server refused the old one. Whether one was had.
+    pub(super) async fn renew_token(&self) -> bool {
+        let Endpoint::Http {
+            url,
+            oauth: Some(credentials),
+            ..
+        } = &self.endpoint
+        else {
+            return false;
+        };
+        let held = self.oauth.lock().await;
+        let Some(client) = &*held else {
+            return false;
+        };
+        let manager = client.auth_manager.lock().await;
+        match manager
+            .exchange_client_credentials(&credentials.config(url))
+            .await
+        {
+            Ok(_) => true,
+            Err(error) => {
+                tracing::warn!(%error, "a new access token could not be had");
+                false
+            }
+        }
+    }
+
     /// Forgets connection `generation` after a call on it lost the transport: the next
     /// call connects again.
     pub(super) fn lost(&self, generation: u64) {
@@ -322,7 +416,24 @@ impl Link {
                 Box::pin(detached(handler.serve_with_lifecycle(transport, lifecycle)))
                     as std::pin::Pin<Box<dyn Future<Output = _> + Send>>
             }
-            Endpoint::Http { url, authorization } => {
+            Endpoint::Http {
+                url,
+                oauth: Some(credentials),
+                ..
+            } => {
+                install_tls_provider();
+                let client = self.oauth_client(url, credentials).await?;
+                let config =
+                    rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                        url.as_str(),
+                    );
+                let transport =
+                    rmcp::transport::StreamableHttpClientTransport::with_client(client, config);
+                Box::pin(detached(handler.serve_with_lifecycle(transport, lifecycle)))
+            }
+            Endpoint::Http {
+                url, authorization, ..
+            } => {
                 install_tls_provider();
                 let mut config =
                     rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(

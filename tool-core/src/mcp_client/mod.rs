@@ -28,6 +28,10 @@
 //! (`dev.toolwright/idempotency-key`), and with feature `otel` the trace context
 //! (`traceparent`) too, so a trace runs from the model's call into the server.
 //!
+//! Over HTTP, a server that wants credentials gets a bearer token
+//! ([`McpSourceBuilder::bearer_token`]) or OAuth client credentials
+//! ([`McpSourceBuilder::client_credentials`]), never logged.
+//!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::process::Command;

@@ -234,6 +234,12 @@ impl RemoteTool {
                     .with_hint(unknown_hint(replay_safe)));
                 }
             };
+            // Refused for want of a (fresh) access token: nothing ran; with client
+            // credentials, a new token and the same call again.
+            if attempts < 2 && error.is_authorization_required() && source.link.renew_token().await
+            {
+                continue;
+            }
             let lost = link::is_lost(&error);
             if lost {
                 source.link.lost(generation);

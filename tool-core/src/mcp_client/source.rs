@@ -120,6 +120,7 @@ impl McpSource {
             Endpoint::Http {
                 url: url.into(),
                 authorization: None,
+                oauth: None,
             },
         )
     }
