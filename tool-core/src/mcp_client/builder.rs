@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use super::import::{self, Finding, FindingKind, ImportLimits, Trust};
 use super::link::{ClientCredentials, ConnectError, Elicit, Endpoint, Handler, Link, Secret};
-use super::source::{McpSource, list};
+use super::remote::RemoteTool;
+use super::shared::{Shared, list};
+use super::source::McpSource;
 
 /// A predicate over a server's tools, as listed.
 type Filter = Box<dyn Fn(&rmcp::model::Tool) -> bool + Send + Sync>;
@@ -26,6 +28,62 @@ pub struct McpSourceBuilder {
     honours_keys: bool,
     version: Option<rmcp::model::ProtocolVersion>,
     elicit: Option<Elicit>,
+}
+
+impl McpSource {
+    /// A server started as a child process, over its stdin and stdout. `name` names the
+    /// server in errors, findings and telemetry. The process is started again if it
+    /// exits.
+    pub fn stdio(name: impl Into<String>, command: std::process::Command) -> McpSourceBuilder {
+        McpSourceBuilder::new(name.into(), Endpoint::Stdio(command))
+    }
+
+    /// A server at a Streamable HTTP endpoint (`http://127.0.0.1:8080/mcp`).
+    pub fn http(name: impl Into<String>, url: impl Into<String>) -> McpSourceBuilder {
+        McpSourceBuilder::new(
+            name.into(),
+            Endpoint::Http {
+                url: url.into(),
+                authorization: None,
+                oauth: None,
+            },
+        )
+    }
+
+    /// A source of the tools imported from what the server listed.
+    pub(super) fn assemble(
+        name: String,
+        link: Link,
+        (call_timeout, honours_keys): (Duration, bool),
+        listed: &[rmcp::model::Tool],
+        imported: Vec<(Arc<str>, super::import::Imported)>,
+        findings: Vec<Finding>,
+    ) -> Arc<Self> {
+        let shared = Arc::new(Shared::new(
+            name,
+            link,
+            (call_timeout, honours_keys),
+            listed,
+            &imported,
+        ));
+        let tools = imported
+            .into_iter()
+            .map(|(remote, tool)| {
+                Arc::new(RemoteTool {
+                    spec: tool.spec,
+                    remote,
+                    input: tool.input,
+                    output: tool.output,
+                    source: shared.clone(),
+                })
+            })
+            .collect();
+        Arc::new(McpSource {
+            shared,
+            tools,
+            findings,
+        })
+    }
 }
 
 impl McpSourceBuilder {

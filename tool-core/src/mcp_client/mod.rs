@@ -56,6 +56,7 @@ mod import;
 mod link;
 mod remote;
 pub(crate) mod screen;
+mod shared;
 mod source;
 
 pub use rmcp;

@@ -12,7 +12,7 @@ use rmcp::model::{
 use serde_json::{Map, Value};
 
 use super::link;
-use super::source::{Listed, Shared};
+use super::shared::{Listed, Shared};
 use crate::content::ContentBlock;
 use crate::context::Context;
 use crate::effect::Effect;
