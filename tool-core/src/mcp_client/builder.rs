@@ -4,8 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::credentials::{ClientCredentials, Secret};
 use super::import::{self, Finding, FindingKind, ImportLimits, Trust};
-use super::link::{ClientCredentials, ConnectError, Elicit, Endpoint, Handler, Link, Secret};
+use super::link::{ConnectError, Elicit, Endpoint, Handler, Link};
 use super::remote::RemoteTool;
 use super::shared::{Shared, list};
 use super::source::McpSource;

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use super::credentials::{ClientCredentials, Secret, Tokens};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, Implementation,
     ProtocolVersion,
@@ -30,41 +31,6 @@ pub(super) enum Endpoint {
         /// OAuth client credentials to get access tokens with.
         oauth: Option<ClientCredentials>,
     },
-}
-
-/// OAuth client credentials (RFC 6749 section 4.4, SEP-1046): the client authenticates
-/// to the server's authorization server (found from the server's metadata) and gets an
-/// access token for the server (the resource, RFC 8707), then a new one when the server
-/// refuses the old.
-#[derive(Debug, Clone)]
-pub(super) struct ClientCredentials {
-    pub(super) client_id: String,
-    pub(super) client_secret: Secret,
-    pub(super) scopes: Vec<String>,
-}
-
-impl ClientCredentials {
-    fn config(&self, resource: &str) -> rmcp::transport::auth::ClientCredentialsConfig {
-        rmcp::transport::auth::ClientCredentialsConfig::ClientSecret {
-            client_id: self.client_id.clone(),
-            client_secret: self.client_secret.0.clone(),
-            scopes: self.scopes.clone(),
-            resource: Some(resource.to_owned()),
-        }
-    }
-}
-
-/// The HTTP client that adds the access token to every request.
-type OAuthClient = rmcp::transport::AuthClient<reqwest::Client>;
-
-/// A value that must not reach a log: its `Debug` says only that it is there.
-#[derive(Clone)]
-pub(super) struct Secret(pub(super) String);
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Secret(..)")
-    }
 }
 
 impl Endpoint {
@@ -203,7 +169,7 @@ pub(super) struct Link {
     generations: AtomicU64,
     /// The HTTP client holding the access token (client credentials), kept across
     /// connections.
-    oauth: tokio::sync::Mutex<Option<OAuthClient>>,
+    oauth: Tokens,
     /// How many connections were made (the first included).
     pub(super) connections: AtomicU64,
 }
@@ -225,7 +191,7 @@ impl Link {
             current: Mutex::new(None),
             reconnecting: tokio::sync::Mutex::new(()),
             generations: AtomicU64::new(0),
-            oauth: tokio::sync::Mutex::new(None),
+            oauth: Tokens::default(),
             connections: AtomicU64::new(0),
         }
     }
@@ -308,37 +274,6 @@ impl Link {
         }
     }
 
-    /// The HTTP client with an access token for `url`, got with `credentials` the first
-    /// time (the authorization server found from the server's metadata).
-    async fn oauth_client(
-        &self,
-        url: &str,
-        credentials: &ClientCredentials,
-    ) -> Result<OAuthClient, ConnectError> {
-        let mut held = self.oauth.lock().await;
-        if let Some(client) = &*held {
-            return Ok(client.clone());
-        }
-        let auth = |error: rmcp::transport::AuthError| ConnectError::Auth(error.to_string());
-        let mut state = rmcp::transport::auth::OAuthState::new(url, None)
-            .await
-            .map_err(auth)?;
-        state
-            .authenticate_client_credentials(credentials.config(url))
-            .await
-            .map_err(auth)?;
-        let manager = state.into_authorization_manager().ok_or_else(|| {
-            ConnectError::Auth("the authorization server gave no access token".into())
-        })?;
-        let http = reqwest::Client::builder()
-            .pool_max_idle_per_host(0)
-            .build()
-            .map_err(|error| ConnectError::Auth(error.to_string()))?;
-        let client = rmcp::transport::AuthClient::new(http, manager);
-        *held = Some(client.clone());
-        Ok(client)
-    }
-
     /// Gets a new access token with the client credentials (they come without a refresh
     /// token), after the server refused the old one. Whether one was had.
     pub(super) async fn renew_token(&self) -> bool {
@@ -350,21 +285,7 @@ impl Link {
         else {
             return false;
         };
-        let held = self.oauth.lock().await;
-        let Some(client) = &*held else {
-            return false;
-        };
-        let manager = client.auth_manager.lock().await;
-        match manager
-            .exchange_client_credentials(&credentials.config(url))
-            .await
-        {
-            Ok(_) => true,
-            Err(error) => {
-                tracing::warn!(%error, "a new access token could not be had");
-                false
-            }
-        }
+        self.oauth.renew(url, credentials).await
     }
 
     /// Forgets connection `generation` after a call on it lost the transport: the next
@@ -422,7 +343,11 @@ impl Link {
                 ..
             } => {
                 install_tls_provider();
-                let client = self.oauth_client(url, credentials).await?;
+                let client = self
+                    .oauth
+                    .client(url, credentials)
+                    .await
+                    .map_err(ConnectError::Auth)?;
                 let config =
                     rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
                         url.as_str(),

@@ -52,6 +52,7 @@
 //! ```
 
 mod builder;
+mod credentials;
 mod import;
 mod link;
 mod remote;

@@ -281,13 +281,7 @@ impl RemoteTool {
         let server = &self.source.name;
         let result = match response {
             CallToolResponse::Complete(result) => result,
-            CallToolResponse::InputRequired(_) => {
-                return Err(ToolError::failed(format!(
-                    "the MCP server '{server}' asks for input to go on with '{}', which this client does not give",
-                    self.spec.name
-                ))
-                .with_retryable(false));
-            }
+            // An input-required answer was handled by the rounds in `send`.
             CallToolResponse::Task(_) => {
                 return Err(ToolError::failed(format!(
                     "the MCP server '{server}' made the call to '{}' a task, which this client does not follow",
