@@ -15,10 +15,10 @@
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use toolwright::mcp_client::McpSource;
 use toolwright::mcp_client::rmcp::model::{
     ElicitRequestParams, ElicitResult, ElicitationAction, ProtocolVersion,
 };
+use toolwright::mcp_client::{McpSource, SignIn};
 use toolwright::policy::AllowAll;
 use toolwright::{Context, Registry, ToolCall, ToolSettings};
 
@@ -47,6 +47,28 @@ fn defaults(request: &ElicitRequestParams) -> Value {
         }
     }
     Value::Object(answer)
+}
+
+/// Where the suite's authorization server sends a person who opens `page`: it signs
+/// them in at once and redirects, so the redirect's `Location` is the answer.
+fn signed_in(page: &str) -> Result<String, String> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .max_redirects(0)
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let response = agent.get(page).call().map_err(|e| e.to_string())?;
+    response
+        .headers()
+        .get("location")
+        .and_then(|location| location.to_str().ok())
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            format!(
+                "the authorization page answered {} without a redirect",
+                response.status()
+            )
+        })
 }
 
 /// The tool calls a scenario wants made: `(name, arguments)`.
@@ -113,13 +135,28 @@ async fn run(url: String, scenario: String) -> Result<(), String> {
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or_default();
+    let (id, secret) = (
+        context["client_id"].as_str(),
+        context["client_secret"].as_str(),
+    );
     if scenario == "auth/client-credentials-basic"
-        && let (Some(id), Some(secret)) = (
-            context["client_id"].as_str(),
-            context["client_secret"].as_str(),
-        )
+        && let (Some(id), Some(secret)) = (id, secret)
     {
         source = source.client_credentials(id, secret, Vec::<String>::new());
+    } else if scenario.starts_with("auth/") {
+        let mut sign_in = SignIn::new(
+            "http://localhost:3000/callback",
+            |page: String| async move {
+                tokio::task::spawn_blocking(move || signed_in(&page))
+                    .await
+                    .map_err(|e| e.to_string())?
+            },
+        )
+        .client_metadata_url("https://conformance-test.local/client-metadata.json");
+        if let Some(id) = id {
+            sign_in = sign_in.registered_client(id, secret);
+        }
+        source = source.sign_in(sign_in);
     }
     if let Ok(version) = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
         let version: ProtocolVersion = serde_json::from_value(json!(version))

@@ -122,8 +122,8 @@ pub mod mcp_client {
     /// before that, install one yourself.
     pub use toolwright_core::mcp_client::rmcp;
     pub use toolwright_core::mcp_client::{
-        ConnectError, Finding, FindingKind, ImportLimits, McpSource, McpSourceBuilder, Trust,
-        effect_of,
+        ConnectError, Finding, FindingKind, ImportLimits, McpSource, McpSourceBuilder, SignIn,
+        Trust, effect_of,
     };
 }
 

@@ -494,7 +494,8 @@ fn an_imported_servers_bearer_token_makes_its_caller() {
         .unwrap_err()
         .to_string();
     assert!(
-        refused.contains("Auth required") || refused.contains("401"),
+        refused.contains("the server asks for authorization")
+            && refused.contains("give the source a bearer_token, client_credentials or sign_in"),
         "{refused}"
     );
     let wrong = runtime
@@ -506,4 +507,104 @@ fn an_imported_servers_bearer_token_makes_its_caller() {
         .unwrap_err()
         .to_string();
     assert!(!wrong.contains("not-a-jwt-secret-value"), "{wrong}");
+}
+
+/// The address a sign-in's authorization page sends the person back to: the issuer
+/// signs them in at once and redirects, so the redirect's `Location` is that address.
+#[cfg(feature = "mcp-client")]
+fn sent_back_from(page: &str) -> Result<String, String> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .max_redirects(0)
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let response = agent.get(page).call().map_err(|e| e.to_string())?;
+    response
+        .headers()
+        .get("location")
+        .and_then(|location| location.to_str().ok())
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            format!(
+                "no redirect from the authorization page: {}",
+                response.status()
+            )
+        })
+}
+
+/// `McpSource::sign_in` against the OAuth-protected server and a real issuer: the
+/// server's 401 starts the sign-in (its metadata, a dynamic registration, PKCE S256, the
+/// resource named), the person's token makes the caller, and the person is asked once
+/// for many calls. A person who does not sign in gets an error that says so; the
+/// client's secret is not shown by `Debug`.
+#[cfg(feature = "mcp-client")]
+#[test]
+fn a_person_signs_in_to_an_imported_server() {
+    use std::sync::{Arc, Mutex};
+    use toolwright::mcp_client::{McpSource, SignIn};
+    let issuer = Issuer::start();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let url = serve(&runtime, &issuer.url, true, false);
+    let pages = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = pages.clone();
+    let sign_in = SignIn::new("http://127.0.0.1:1/callback", move |page: String| {
+        seen.lock().unwrap().push(page.clone());
+        async move {
+            tokio::task::spawn_blocking(move || sent_back_from(&page))
+                .await
+                .unwrap()
+        }
+    })
+    .scopes(["payments:write"]);
+    let source = runtime
+        .block_on(
+            McpSource::http("payments", &url)
+                .sign_in(sign_in)
+                .trust_annotations()
+                .connect(),
+        )
+        .unwrap();
+    let registry = Registry::builder()
+        .with_toolset(source)
+        .defaults(toolwright::ToolSettings::new().policy(toolwright::policy::AllowAll))
+        .build()
+        .unwrap();
+    let ctx = Context::new();
+    for id in ["w1", "w2", "w3"] {
+        let whoami = runtime
+            .block_on(registry.dispatch(&ctx, toolwright::ToolCall::new(id, "whoami", json!({}))));
+        assert_eq!(
+            whoami.outcome.unwrap().to_text(),
+            "person holding [payments:write]"
+        );
+    }
+    let pages = pages.lock().unwrap().clone();
+    assert_eq!(pages.len(), 1, "signed in once for every call: {pages:?}");
+    let page = &pages[0];
+    assert!(
+        page.starts_with(&format!("{}/authorize?", issuer.url)),
+        "{page}"
+    );
+    assert!(page.contains("code_challenge_method=S256"), "{page}");
+    let resource = format!("resource={}", url.replace(':', "%3A").replace('/', "%2F"));
+    assert!(page.contains(&resource), "{page}");
+
+    let declined = SignIn::new("http://127.0.0.1:1/callback", |_page: String| async {
+        Err("the person closed the page".to_owned())
+    })
+    .registered_client("a-registered-client", Some("a-client-secret-value"));
+    assert!(!format!("{declined:?}").contains("a-client-secret-value"));
+    let refused = runtime
+        .block_on(
+            McpSource::http("payments", &url)
+                .sign_in(declined)
+                .connect(),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("no access token for the server: the person closed the page"),
+        "{refused}"
+    );
+    assert!(!refused.contains("a-client-secret-value"), "{refused}");
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::credentials::{ClientCredentials, Secret};
+use super::credentials::{ClientCredentials, Grant, Secret, SignIn};
 use super::import::{self, Finding, FindingKind, ImportLimits, Trust};
 use super::link::{ConnectError, Elicit, Endpoint, Handler, Link};
 use super::remote::RemoteTool;
@@ -203,11 +203,22 @@ impl McpSourceBuilder {
         scopes: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
         if let Endpoint::Http { oauth, .. } = &mut self.endpoint {
-            *oauth = Some(ClientCredentials {
+            *oauth = Some(Grant::ClientCredentials(ClientCredentials {
                 client_id: client_id.into(),
                 client_secret: Secret(client_secret.into()),
                 scopes: scopes.into_iter().map(Into::into).collect(),
-            });
+            }));
+        }
+        self
+    }
+
+    /// Lets a person sign in when the server asks for authorization (Streamable HTTP;
+    /// OAuth's authorization-code flow, as MCP's authorization specification has it):
+    /// see [`SignIn`] for what is asked, checked and kept. The call or handshake the
+    /// server refused is sent again once the person has signed in.
+    pub fn sign_in(mut self, sign_in: SignIn) -> Self {
+        if let Endpoint::Http { oauth, .. } = &mut self.endpoint {
+            *oauth = Some(Grant::SignIn(sign_in));
         }
         self
     }

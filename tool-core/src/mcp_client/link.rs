@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use super::credentials::{ClientCredentials, Secret, Tokens};
+use super::credentials::{Grant, Secret, Tokens};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, Implementation,
     ProtocolVersion,
@@ -16,6 +16,11 @@ use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt as _, NotificationContext, Peer, RoleClient,
     RunningService, ServiceError,
 };
+
+/// How many times one request (a handshake, a list, a call) is sent again with new
+/// credentials before the server's refusal is the answer: a sign-in and two requests for
+/// more scopes.
+const MAX_RENEWALS: usize = 3;
 
 /// Where a server is.
 #[derive(Debug)]
@@ -28,8 +33,8 @@ pub(super) enum Endpoint {
         url: String,
         /// A bearer token to send as it is (never logged).
         authorization: Option<Secret>,
-        /// OAuth client credentials to get access tokens with.
-        oauth: Option<ClientCredentials>,
+        /// How OAuth access tokens are had (client credentials, a person's sign-in).
+        oauth: Option<Grant>,
     },
 }
 
@@ -167,8 +172,7 @@ pub(super) struct Link {
     /// One reconnection at a time.
     reconnecting: tokio::sync::Mutex<()>,
     generations: AtomicU64,
-    /// The HTTP client holding the access token (client credentials), kept across
-    /// connections.
+    /// The HTTP client holding the OAuth access token, kept across connections.
     oauth: Tokens,
     /// How many connections were made (the first included).
     pub(super) connections: AtomicU64,
@@ -274,18 +278,32 @@ impl Link {
         }
     }
 
-    /// Gets a new access token with the client credentials (they come without a refresh
-    /// token), after the server refused the old one. Whether one was had.
-    pub(super) async fn renew_token(&self) -> bool {
-        let Endpoint::Http {
-            url,
-            oauth: Some(credentials),
-            ..
-        } = &self.endpoint
-        else {
-            return false;
-        };
-        self.oauth.renew(url, credentials).await
+    /// How many times new credentials were had; read before a request is sent, for
+    /// [`reauthorize`](Self::reauthorize).
+    pub(super) fn renewals(&self) -> u64 {
+        self.oauth.renewals()
+    }
+
+    /// New credentials after the server refused a request for want of authorization
+    /// with `challenge` (see [`auth_challenge`]), unless some were had since `seen`: the
+    /// request may then be sent again (the server did not run it). Or why there are
+    /// none.
+    async fn renew(&self, challenge: &str, seen: u64) -> Result<(), String> {
+        match &self.endpoint {
+            Endpoint::Http {
+                url,
+                oauth: Some(grant),
+                ..
+            } => self.oauth.renew(url, grant, challenge, seen).await,
+            _ => Err(format!(
+                "the server asks for authorization ({}); give the source a bearer_token, client_credentials or sign_in",
+                if challenge.is_empty() {
+                    "no challenge"
+                } else {
+                    challenge
+                }
+            )),
+        }
     }
 
     /// Forgets connection `generation` after a call on it lost the transport: the next
@@ -314,8 +332,47 @@ impl Link {
     }
 
     /// A new connection: the handshake of the newest protocol the server speaks (server
-    /// discovery on 2026-07-28, `initialize` before it), or of the version set.
+    /// discovery on 2026-07-28, `initialize` before it), or of the version set. A server
+    /// that refuses it for want of authorization is asked again with new credentials, at
+    /// most [`MAX_RENEWALS`] times.
     async fn connect(&self) -> Result<Running, ConnectError> {
+        let mut renewed = 0;
+        loop {
+            let seen = self.renewals();
+            let error = match self.handshake().await? {
+                Ok(running) => return Ok(running),
+                Err(error) => error,
+            };
+            let Some(challenge) = error.auth_challenge() else {
+                return Err(ConnectError::Handshake(with_causes(&error)));
+            };
+            self.renew_at_most(&mut renewed, challenge, seen)
+                .await
+                .map_err(ConnectError::Auth)?;
+        }
+    }
+
+    /// [`renew`](Self::renew), unless `renewed` has reached [`MAX_RENEWALS`] (then the
+    /// refusal is the answer); counts one up.
+    pub(super) async fn renew_at_most(
+        &self,
+        renewed: &mut usize,
+        challenge: &str,
+        seen: u64,
+    ) -> Result<(), String> {
+        if *renewed == MAX_RENEWALS {
+            return Err(format!(
+                "the server still refuses after {MAX_RENEWALS} new credentials ({challenge})"
+            ));
+        }
+        *renewed += 1;
+        self.renew(challenge, seen).await
+    }
+
+    /// One handshake: its error kept whole (it may carry an authorization challenge).
+    async fn handshake(
+        &self,
+    ) -> Result<Result<Running, rmcp::service::ClientInitializeError>, ConnectError> {
         let lifecycle = match &self.version {
             None => ClientLifecycleMode::Auto {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -339,13 +396,13 @@ impl Link {
             }
             Endpoint::Http {
                 url,
-                oauth: Some(credentials),
+                oauth: Some(grant),
                 ..
             } => {
                 install_tls_provider();
                 let client = self
                     .oauth
-                    .client(url, credentials)
+                    .client(url, grant)
                     .await
                     .map_err(ConnectError::Auth)?;
                 let config =
@@ -372,14 +429,9 @@ impl Link {
                 Box::pin(detached(handler.serve_with_lifecycle(transport, lifecycle)))
             }
         };
-        let handshake = async {
-            handshake
-                .await
-                .map_err(|error| ConnectError::Handshake(with_causes(&error)))
-        };
         tokio::time::timeout(self.connect_timeout, handshake)
             .await
-            .map_err(|_| ConnectError::Timeout(self.connect_timeout))?
+            .map_err(|_| ConnectError::Timeout(self.connect_timeout))
     }
 }
 
@@ -470,6 +522,14 @@ pub(super) fn never_sent(error: &ServiceError) -> bool {
         source = current.source();
     }
     false
+}
+
+/// The server's `WWW-Authenticate` challenge when it refused a request for want of
+/// authorization (`401`, or `403` asking for more scopes); empty when it sent none.
+pub(super) fn auth_challenge(error: &ServiceError) -> Option<&str> {
+    error
+        .auth_challenge()
+        .or(error.is_authorization_required().then_some(""))
 }
 
 /// Whether `error` means the connection is gone (so the next call reconnects).

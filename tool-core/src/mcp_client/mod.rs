@@ -29,8 +29,9 @@
 //! (`traceparent`) too, so a trace runs from the model's call into the server.
 //!
 //! Over HTTP, a server that wants credentials gets a bearer token
-//! ([`McpSourceBuilder::bearer_token`]) or OAuth client credentials
-//! ([`McpSourceBuilder::client_credentials`]), never logged.
+//! ([`McpSourceBuilder::bearer_token`]), OAuth client credentials
+//! ([`McpSourceBuilder::client_credentials`]) or a person's sign-in
+//! ([`McpSourceBuilder::sign_in`], OAuth's authorization-code flow), never logged.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -63,6 +64,7 @@ mod source;
 pub use rmcp;
 
 pub use builder::McpSourceBuilder;
+pub use credentials::SignIn;
 pub use import::{Finding, FindingKind, ImportLimits, Trust, effect_of};
 pub use link::ConnectError;
 pub use source::McpSource;

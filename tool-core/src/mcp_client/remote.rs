@@ -204,6 +204,7 @@ impl RemoteTool {
     ) -> Result<CallToolResponse, ToolError> {
         let source = &*self.source;
         let mut attempts = 0;
+        let mut renewed = 0;
         loop {
             attempts += 1;
             let (service, generation) = source.link.service().await.map_err(|error| {
@@ -214,6 +215,7 @@ impl RemoteTool {
                 ))
                 .with_hint("try again in a moment")
             })?;
+            let seen = source.link.renewals();
             let sent =
                 tokio::time::timeout(source.call_timeout, send_once(&service, &params)).await;
             let error = match sent {
@@ -234,11 +236,30 @@ impl RemoteTool {
                     .with_hint(unknown_hint(replay_safe)));
                 }
             };
-            // Refused for want of a (fresh) access token: nothing ran; with client
-            // credentials, a new token and the same call again.
-            if attempts < 2 && error.is_authorization_required() && source.link.renew_token().await
-            {
-                continue;
+            // Refused for want of authorization: nothing ran. With new credentials (a
+            // new token, the person signed in, more scopes), the same call once more.
+            if let Some(challenge) = link::auth_challenge(&error) {
+                match source
+                    .link
+                    .renew_at_most(&mut renewed, challenge, seen)
+                    .await
+                {
+                    Ok(()) => {
+                        // Not a lost connection: the count of those stays.
+                        attempts -= 1;
+                        continue;
+                    }
+                    Err(reason) => {
+                        return Err(ToolError::new(
+                            ErrorKind::Denied,
+                            format!(
+                                "the MCP server '{}' refused the call to '{}' for want of authorization (it did not run): {reason}",
+                                source.name, self.spec.name
+                            ),
+                        )
+                        .with_retryable(false));
+                    }
+                }
             }
             let lost = link::is_lost(&error);
             if lost {

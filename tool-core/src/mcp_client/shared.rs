@@ -40,13 +40,27 @@ pub(super) struct Shared {
     local_names: HashMap<Arc<str>, String>,
 }
 
-/// Every tool the server lists, every page.
+/// Every tool the server lists, every page; asked again once with new credentials when
+/// the server refuses for want of authorization.
 pub(super) async fn list(link: &Link) -> Result<Vec<rmcp::model::Tool>, ConnectError> {
-    let (service, _) = link.service().await?;
-    tokio::time::timeout(link.connect_timeout, service.list_all_tools())
-        .await
-        .map_err(|_| ConnectError::Timeout(link.connect_timeout))?
-        .map_err(|error| ConnectError::List(error.to_string()))
+    let mut renewed = 0;
+    loop {
+        let (service, _) = link.service().await?;
+        let seen = link.renewals();
+        let error = match tokio::time::timeout(link.connect_timeout, service.list_all_tools())
+            .await
+            .map_err(|_| ConnectError::Timeout(link.connect_timeout))?
+        {
+            Ok(tools) => return Ok(tools),
+            Err(error) => error,
+        };
+        let Some(challenge) = super::link::auth_challenge(&error) else {
+            return Err(ConnectError::List(super::link::with_causes(&error)));
+        };
+        link.renew_at_most(&mut renewed, challenge, seen)
+            .await
+            .map_err(ConnectError::Auth)?;
+    }
 }
 
 impl Shared {
