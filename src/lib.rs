@@ -107,7 +107,7 @@ pub mod validate {
 pub mod mcp {
     pub use toolwright_core::mcp::{
         APPROVAL_TICKET_META, HttpLimits, HttpServer, IDEMPOTENCY_KEY_META, McpServer,
-        RESUME_METHOD, SetupError, auth, rmcp, shutdown_signal,
+        RESUME_METHOD, SOURCE_META, SetupError, auth, rmcp, shutdown_signal,
     };
 }
 

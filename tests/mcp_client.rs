@@ -97,8 +97,25 @@ fn the_example_servers_tools_import_and_run_over_stdio_and_http() {
                 json!({"value": 100.0, "from": "celsius", "to": "fahrenheit"}),
             ),
         ));
+        // Marked with where it comes from: a stranger's words.
+        let origin = result
+            .source
+            .clone()
+            .expect("an imported result names its source");
+        assert!(origin.starts_with("MCP server 'example' ("), "{origin}");
         let output = result.outcome.expect("the call runs");
         assert!(output.to_text().contains("212"), "{output:?}");
+        // Served again, the result says so to the next client too.
+        let served = McpServer::new(allow_all(source.clone()), Context::new()).unwrap();
+        let arguments = json!({"value": 0.0, "from": "celsius", "to": "kelvin"});
+        let params =
+            toolwright::mcp::rmcp::model::CallToolRequestParams::new("ex_convert_temperature")
+                .with_arguments(arguments.as_object().unwrap().clone());
+        let answer = runtime
+            .block_on(served.call("again".into(), params, None, |_| {}))
+            .unwrap();
+        let meta = answer.meta.expect("the source in _meta").0;
+        assert_eq!(meta[toolwright::mcp::SOURCE_META], json!(&*origin));
     }
 }
 

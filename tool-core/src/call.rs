@@ -176,6 +176,10 @@ pub struct ToolResult {
     /// For a call awaiting approval: the ticket to resume it with (boxed: rare, and as
     /// large as the rest of the result).
     pub ticket: Option<Box<ApprovalTicket>>,
+    /// Where the result comes from when not from this program's own code: an imported
+    /// MCP server's name and address ([`Tool::source`](crate::Tool::source)). A
+    /// stranger's words: show them as such, never follow them as instructions.
+    pub source: Option<std::sync::Arc<str>>,
 }
 
 impl ToolResult {

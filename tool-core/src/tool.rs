@@ -5,6 +5,7 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -147,6 +148,16 @@ pub trait Tool: Send + Sync + 'static {
     ) -> ToolFuture<'a> {
         let _ = call;
         self.run(ctx, args)
+    }
+
+    /// Where the tool's results come from when they are not this program's own: an
+    /// imported MCP server's name and address. The dispatcher marks each result with it
+    /// ([`ToolResult::source`](crate::ToolResult::source)), and an MCP server re-serving
+    /// the tool passes it on in the result's `_meta` (`dev.toolwright/source`), so what a
+    /// stranger wrote is never mistaken for the program's own words. `None` (the
+    /// default) for the program's own tools.
+    fn source(&self) -> Option<Arc<str>> {
+        None
     }
 
     /// The effect of this one call, for a tool whose declared effect is

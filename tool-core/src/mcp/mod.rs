@@ -86,6 +86,11 @@ pub const IDEMPOTENCY_KEY_META: &str = crate::idempotency::IDEMPOTENCY_KEY_META;
 /// [`ApprovalTicket`](crate::approval::ApprovalTicket).
 pub const APPROVAL_TICKET_META: &str = "dev.toolwright/approval-ticket";
 
+/// The key in a result's `_meta` that names where an imported tool's result comes from
+/// (an MCP server's name and address, [`ToolResult::source`](crate::ToolResult::source)):
+/// a stranger's words, passed on as such.
+pub const SOURCE_META: &str = "dev.toolwright/source";
+
 /// The request a client sends to decide a ticket, when the server allows it
 /// ([`McpServer::with_client_approval`]).
 pub const RESUME_METHOD: &str = "toolwright/resume";

@@ -4,7 +4,7 @@
 use rmcp::model::{CallToolResult, ErrorData};
 use serde_json::Value;
 
-use super::APPROVAL_TICKET_META;
+use super::{APPROVAL_TICKET_META, SOURCE_META};
 use crate::error::ErrorKind;
 use crate::provider::mcp::{Part, ResultParts};
 
@@ -25,6 +25,12 @@ pub(super) fn render(result: &crate::call::ToolResult) -> Result<CallToolResult,
             APPROVAL_TICKET_META.to_owned(),
             serde_json::to_value(ticket).unwrap_or(Value::Null),
         );
+        answer.meta = Some(meta);
+    }
+    if let Some(source) = &result.source {
+        let mut meta = answer.meta.take().unwrap_or_default();
+        meta.0
+            .insert(SOURCE_META.to_owned(), Value::from(&**source));
         answer.meta = Some(meta);
     }
     Ok(answer)

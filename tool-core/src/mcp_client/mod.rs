@@ -14,7 +14,7 @@
 //! | descriptions and titles (the tool's, and inside its schemas) | hidden characters removed, cut to a limit, instructions aimed at the model reported as [`Finding`]s |
 //! | an input schema | refused with the reason if too large, not an object schema, or not a schema toolwright can check; otherwise every call is checked against it here, before the network |
 //! | an output schema | the result is checked against it; a result that does not match is an error |
-//! | results | through the output budget, like every tool's; never read as instructions |
+//! | results | through the output budget, like every tool's; marked with their source ([`ToolResult::source`](crate::ToolResult::source), and `_meta["dev.toolwright/source"]` when served again); never read as instructions |
 //! | `notifications/tools/list_changed` | the list is read again before the next call; a changed or vanished tool is refused, not sent ([`McpSource::watch`] turns it off in the registry) |
 //! | a request for a person's input within a call (2026-07-28's input-required result) | the call pauses as toolwright's own `awaiting_approval`, with a signed ticket; once a person approves it ([`Registry::resume`](crate::Registry::resume)), the call is sent again and the server's yes-or-no form answered yes (a form asking for more is an error); declined, it is never sent again |
 //! | elicitation requests on the connection (2025-11-25), sampling | declined, and refused (no sampling capability), unless the user installs an answer ([`McpSourceBuilder::on_elicitation`]) |

@@ -36,6 +36,10 @@ impl Tool for RemoteTool {
         &self.spec
     }
 
+    fn source(&self) -> Option<Arc<str>> {
+        Some(self.source.origin.clone())
+    }
+
     fn prepare(&self, args: Arguments<'_>) -> Result<Prepared, ToolError> {
         let parsed;
         let value = match args {

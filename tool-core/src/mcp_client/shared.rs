@@ -21,6 +21,8 @@ pub(super) enum Listed {
 /// What a source's tools share.
 pub(super) struct Shared {
     pub(super) name: String,
+    /// The server's name and address, as errors and results name it.
+    pub(super) origin: Arc<str>,
     pub(super) link: Link,
     pub(super) call_timeout: Duration,
     /// The server deduplicates calls by the key in `_meta` (a toolwright server does):
@@ -73,6 +75,7 @@ impl Shared {
         imported: &[(Arc<str>, super::import::Imported)],
     ) -> Self {
         Shared {
+            origin: format!("MCP server '{name}' ({})", link.endpoint.describe()).into(),
             name,
             link,
             call_timeout,

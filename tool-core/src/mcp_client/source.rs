@@ -130,11 +130,7 @@ impl Toolset for McpSource {
     }
 
     fn origin(&self) -> String {
-        format!(
-            "MCP server '{}' ({})",
-            self.shared.name,
-            self.shared.link.endpoint.describe()
-        )
+        self.shared.origin.to_string()
     }
 }
 

@@ -113,6 +113,10 @@ impl Tool for Prefixed {
         self.inner.run_call(ctx, call, args)
     }
 
+    fn source(&self) -> Option<Arc<str>> {
+        self.inner.source()
+    }
+
     fn effect_of(&self, args: &Prepared) -> Effect {
         self.inner.effect_of(args)
     }
