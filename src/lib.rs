@@ -23,6 +23,14 @@ pub mod approval {
     pub use toolwright_core::approval::{ApprovalDecision, ApprovalTicket, digest};
 }
 
+/// Descriptions are prompts: the lint over tools' names, descriptions and schemas
+/// ([`Registry::lint`]), its rules, allowances and baseline.
+pub mod lint {
+    pub use toolwright_core::lint::{
+        Allowance, BASELINE_ENV, Finding, Group, Lint, RULES, Rule, Severity, check_baseline, rule,
+    };
+}
+
 /// Code as the action: `run_code` runs a Python program the model wrote against the
 /// tools' stubs, in an embedded interpreter, every tool call gated like a direct one
 /// (feature `code`).

@@ -53,6 +53,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["arguments", "provider", "telemetry"],
     ),
     ("what generated code calls", &["private"]),
+    ("judging what a model reads", &["lint"]),
     ("search", &["search"]),
     ("the registry: tools and settings", &["registry"]),
     ("the call pipeline", &["dispatch"]),

@@ -51,6 +51,7 @@ mod hostile_client;
 mod idempotency;
 mod json_schema_suite;
 mod layers;
+mod lint;
 #[cfg(feature = "mcp")]
 mod mcp_approval;
 #[cfg(all(feature = "mcp", feature = "oauth"))]

@@ -20,6 +20,7 @@ mod error;
 mod event;
 pub mod feedback;
 pub mod idempotency;
+pub mod lint;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 #[cfg(feature = "mcp-client")]

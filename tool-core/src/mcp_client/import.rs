@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::screen;
 use crate::effect::Effect;
+use crate::lint::screen;
 use crate::spec::{Idempotence, ToolSpec};
 use crate::validate::{Options, Validator};
 

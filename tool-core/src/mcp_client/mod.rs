@@ -57,7 +57,6 @@ mod credentials;
 mod import;
 mod link;
 mod remote;
-pub(crate) mod screen;
 mod shared;
 mod source;
 

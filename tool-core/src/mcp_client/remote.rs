@@ -395,7 +395,7 @@ fn question(required: &InputRequiredResult) -> Option<String> {
         .filter_map(|(_, request)| {
             let request = serde_json::to_value(request).ok()?;
             let message = request.pointer("/params/message")?.as_str()?;
-            Some(super::screen::strip_hidden(message).0)
+            Some(crate::lint::screen::strip_hidden(message).0)
         })
         .collect();
     (!messages.is_empty()).then(|| messages.join("; "))

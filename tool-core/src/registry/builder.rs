@@ -44,7 +44,7 @@ use crate::tool::Tool;
 pub struct RegistryBuilder {
     tools: Vec<Pending>,
     by_name: FxHashMap<String, usize>,
-    settings: Settings,
+    pub(super) settings: Settings,
     per_tool: Vec<(String, ToolSettings)>,
     toggles: bool,
     errors: Vec<RegistryError>,

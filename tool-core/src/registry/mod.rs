@@ -9,6 +9,7 @@ mod builder;
 mod definitions;
 mod enabled;
 mod errors;
+mod lint;
 mod offered;
 #[cfg(feature = "search")]
 mod search;

@@ -38,6 +38,8 @@ pub(crate) struct Settings {
     /// Whole-call examples as a paragraph of the description, for dialects without a
     /// field for them.
     pub examples_in_descriptions: bool,
+    /// The lint's allowances ([`Registry::lint`](crate::Registry::lint)).
+    pub lint: crate::lint::Lint,
 }
 
 impl Default for Settings {
@@ -54,6 +56,7 @@ impl Default for Settings {
             max_concurrency: 8,
             telemetry: crate::telemetry::Telemetry::default(),
             examples_in_descriptions: false,
+            lint: crate::lint::Lint::default(),
         }
     }
 }

@@ -84,6 +84,7 @@ pub(crate) fn instructions_in(text: &str) -> Vec<&'static str> {
 }
 
 /// `text` cut to at most `limit` bytes on a character boundary, and whether it was cut.
+#[cfg_attr(not(feature = "mcp-client"), allow(dead_code))]
 pub(crate) fn cut(text: &mut String, limit: usize) -> bool {
     if text.len() <= limit {
         return false;
