@@ -13,7 +13,7 @@ pub struct Notes {
     notes: Mutex<BTreeMap<String, Note>>,
 }
 
-/// One note.
+/// A note to keep: a unique title, the text, and tags to find it by.
 #[derive(Debug, Clone, Serialize, Deserialize, ToolSchema)]
 pub struct Note {
     /// Short title; unique.
@@ -28,6 +28,9 @@ pub struct Note {
 }
 
 /// Save a note, replacing the note with the same title.
+///
+/// Use it when the user asks to remember something; returns whether the note was saved
+/// or replaced.
 #[tool(effect = "write")]
 pub fn save_note(note: Note, #[ctx] notes: &Notes) -> String {
     let title = note.title.clone();
@@ -43,13 +46,14 @@ pub fn save_note(note: Note, #[ctx] notes: &Notes) -> String {
 
 /// Find notes whose title, body or tags contain the text (case-insensitive).
 ///
-/// To read a note in full, search for its exact title.
+/// To read a note in full, search for its exact title. Use it when the user refers to
+/// something they wrote down.
 #[tool(effect = "read_only", title = "Search notes")]
 pub async fn search_notes(
     /// Text to look for, matched literally.
     #[arg(min_length = 1)]
     query: String,
-    /// Most notes to return.
+    /// Most notes to return; 10 when omitted.
     #[arg(minimum = 1, maximum = 50)]
     max_results: Option<u32>,
     #[ctx] notes: &Notes,
@@ -88,7 +92,12 @@ pub enum Scale {
 }
 
 /// Convert a temperature between Celsius, Fahrenheit and Kelvin.
-#[tool(effect = "read_only")]
+///
+/// Use it whenever a temperature must change scale; returns the converted value.
+#[tool(
+    effect = "read_only",
+    example = r#"{"value": 100.0, "from": "celsius", "to": "fahrenheit"}"#
+)]
 pub fn convert_temperature(
     /// The temperature to convert.
     value: f64,

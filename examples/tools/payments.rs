@@ -136,8 +136,10 @@ pub fn refund_needs_approval(
 impl PaymentsDesk {
     /// Look a customer up by id.
     ///
+    /// Use it before a refund, to check the customer and the currency they pay in.
+    ///
     /// # Arguments
-    /// * `id` - The customer's id, like `C-100`.
+    /// * `id` - The customer's id, like `C-100`, as the user or a receipt gives it.
     #[tool(effect = "read_only")]
     pub fn lookup_customer(
         &self,
@@ -179,10 +181,12 @@ impl PaymentsDesk {
         #[arg(minimum = 1)] amount: u64,
         /// Currency of the refund.
         currency: Currency,
-        /// Shown on the customer's statement.
+        /// Shown on the customer's statement; none when omitted.
         #[arg(max_length = 140)]
         memo: Option<String>,
-        #[arg(default = 3)] retries: u8,
+        /// How many times to retry a refund the bank declines.
+        #[arg(default = 3)]
+        retries: u8,
     ) -> Result<Receipt, ToolError> {
         let _ = (memo, retries);
         let mut customers = self

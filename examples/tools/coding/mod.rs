@@ -150,7 +150,9 @@ pub struct Entry {
     pub size: Option<u64>,
 }
 
-/// List a directory of the workspace.
+/// List a directory of the workspace: every entry, sorted by name, with its kind and size.
+///
+/// Use it to see which files exist before reading one.
 ///
 /// # Arguments
 /// * `path` - Directory relative to the workspace root; `.` for the root.
@@ -177,15 +179,17 @@ pub fn list_dir(path: String, #[ctx] workspace: &Workspace) -> Result<Vec<Entry>
 /// Read a text file of the workspace, optionally a range of its lines. The values in
 /// `.env`-style files come back redacted.
 ///
+/// Use it to see a file's content before editing it.
+///
 /// # Arguments
 /// * `path` - File relative to the workspace root.
-/// * `offset` - First line to return, counting from 1.
-/// * `limit` - Most lines to return.
+/// * `offset` - First line to return, counting from 1; the first line when omitted.
+/// * `limit` - Most lines to return; to the end of the file when omitted.
 #[tool(effect = "read_only")]
 pub fn read_file(
     path: String,
     #[arg(minimum = 1)] offset: Option<usize>,
-    #[arg(minimum = 1)] limit: Option<usize>,
+    #[arg(minimum = 1, maximum = 10000)] limit: Option<usize>,
     #[ctx] workspace: &Workspace,
 ) -> Result<String, ToolError> {
     let file = workspace.resolve(&path)?;
@@ -230,7 +234,7 @@ pub struct SearchResult {
 /// # Arguments
 /// * `query` - Text to find, matched literally.
 /// * `path` - File or folder to search, relative to the workspace. Default: everything.
-/// * `max_results` - Most matches to return.
+/// * `max_results` - Most matches to return; 20 when omitted.
 #[tool(effect = "read_only")]
 pub fn search_files(
     #[arg(min_length = 1)] query: String,
@@ -280,13 +284,17 @@ pub fn search_files(
 ///
 /// `old_text` must occur exactly once; when it does not, nothing changes and the error
 /// says how often it was found, so a file that changed since it was read is never
-/// overwritten blindly. The original is kept for `undo_edit`.
+/// overwritten blindly. The original is kept for `undo_edit`. Use it for small changes;
+/// to replace a whole file, use `write_file` instead.
 ///
 /// # Arguments
 /// * `path` - File relative to the workspace root.
 /// * `old_text` - The exact text to replace, with enough context to be unique.
 /// * `new_text` - What to put in its place.
-#[tool(effect = "write")]
+#[tool(
+    effect = "write",
+    example = r#"{"path": "src/lib.rs", "old_text": "a - b", "new_text": "a + b"}"#
+)]
 pub fn edit_file(
     #[arg(resource)] path: String,
     #[arg(min_length = 1)] old_text: String,
@@ -318,6 +326,8 @@ pub fn edit_file(
 
 /// Undo the last edit of a file made with `edit_file`.
 ///
+/// Use it when an edit went wrong; returns what was restored.
+///
 /// # Arguments
 /// * `path` - File relative to the workspace root.
 #[tool(effect = "write")]
@@ -340,6 +350,8 @@ pub fn undo_edit(
 }
 
 /// Create or replace a file with the given content.
+///
+/// Use it for new files; to change part of an existing file, use `edit_file` instead.
 ///
 /// # Arguments
 /// * `path` - File relative to the workspace root; missing folders are created.
@@ -390,6 +402,8 @@ impl Environment {
 /// whole value when the name looks secret (`SECRET`, `TOKEN`, `KEY`, `PASSWORD`, ...), and
 /// credential-shaped parts of any value (a password in a URL, API tokens, long random
 /// strings).
+///
+/// Use it when a build or test depends on the environment.
 ///
 /// # Arguments
 /// * `key` - The variable's name, like `RUST_LOG`.

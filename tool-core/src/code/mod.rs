@@ -150,7 +150,26 @@ impl crate::RegistryBuilder {
     /// time limit is [`CodeLimits::wall_time`]. A tool already named `run_code` is an
     /// error `build` reports.
     pub fn with_code_mode(self, mode: CodeMode) -> Self {
-        self.with_planned(crate::registry::Planned {
+        // What the lint would say of the stubs, which are the description on purpose.
+        let name = mode.name.clone();
+        let tool = Some(name.as_str());
+        self.allow_lint(
+            "description-long",
+            tool,
+            "run_code's description is the Python stubs of every tool a program may call",
+        )
+        .allow_lint("description-markup", tool, "the stubs are a code block")
+        .allow_lint(
+            "description-duplicates-schema",
+            tool,
+            "each stub's docstring lists its arguments, as Python's do",
+        )
+        .allow_lint(
+            "description-repeats-sentence",
+            tool,
+            "two tools' stubs may share a sentence of their docs",
+        )
+        .with_planned(crate::registry::Planned {
             origin: "RegistryBuilder::with_code_mode",
             make: Box::new(move |specs| {
                 let offered: Vec<&ToolSpec> =

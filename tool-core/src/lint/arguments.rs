@@ -5,7 +5,8 @@ use serde_json::Value;
 
 use super::Out;
 use super::tools::View;
-use super::words::{content_stems, mentions, name_words, normalized, stem};
+use super::vocabulary::*;
+use super::words::{Normal, content_stems, name_words, normalized, stem};
 
 /// An argument's schema with a local `$ref` followed (one step), for reading its type.
 fn resolved<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
@@ -46,180 +47,6 @@ fn is_enumerated(schema: &Value) -> bool {
         })
 }
 
-/// Argument names that pick one of a few values.
-const CHOICE_NAMES: &[&str] = &[
-    "mode",
-    "kind",
-    "type",
-    "status",
-    "state",
-    "format",
-    "order",
-    "sort",
-    "level",
-    "category",
-    "unit",
-    "units",
-    "method",
-    "strategy",
-    "direction",
-    "priority",
-    "visibility",
-    "role",
-    "scope",
-    "severity",
-    "language",
-    "lang",
-    "granularity",
-    "interval",
-    "period",
-    "frequency",
-    "style",
-    "tone",
-    "operation",
-    "action",
-    "op",
-];
-
-/// Argument names of counts and limits.
-const COUNT_NAMES: &[&str] = &[
-    "limit",
-    "count",
-    "max",
-    "top",
-    "page_size",
-    "per_page",
-    "pagesize",
-    "perpage",
-    "size",
-    "n",
-    "num",
-    "number",
-    "k",
-    "top_k",
-    "topk",
-    "results",
-    "max_results",
-    "maxresults",
-];
-
-/// Quantities that need a unit, and the unit words that name one.
-const QUANTITY_NAMES: &[&str] = &[
-    "timeout",
-    "duration",
-    "delay",
-    "interval",
-    "wait",
-    "ttl",
-    "age",
-    "expiry",
-    "expires",
-    "amount",
-    "price",
-    "cost",
-    "budget",
-    "fee",
-    "distance",
-    "radius",
-    "length",
-    "width",
-    "height",
-    "weight",
-    "temperature",
-    "temp",
-    "speed",
-    "elevation",
-    "altitude",
-];
-const UNIT_WORDS: &[&str] = &[
-    "ms",
-    "millisecond",
-    "milliseconds",
-    "s",
-    "sec",
-    "secs",
-    "second",
-    "seconds",
-    "minute",
-    "minutes",
-    "min",
-    "mins",
-    "hour",
-    "hours",
-    "day",
-    "days",
-    "byte",
-    "bytes",
-    "kb",
-    "mb",
-    "gb",
-    "kib",
-    "mib",
-    "gib",
-    "usd",
-    "eur",
-    "gbp",
-    "cents",
-    "cent",
-    "dollars",
-    "euros",
-    "currency",
-    "%",
-    "percent",
-    "m",
-    "km",
-    "meter",
-    "meters",
-    "metre",
-    "metres",
-    "mile",
-    "miles",
-    "ft",
-    "feet",
-    "inch",
-    "inches",
-    "kg",
-    "g",
-    "gram",
-    "grams",
-    "lb",
-    "lbs",
-    "pound",
-    "pounds",
-    "celsius",
-    "fahrenheit",
-    "kelvin",
-    "px",
-    "pixels",
-    "points",
-    "pt",
-    "iso",
-    "minor",
-    "units",
-    "unit",
-];
-
-/// Words that state a date's or time's format.
-const FORMAT_WORDS: &[&str] = &[
-    "iso",
-    "8601",
-    "rfc",
-    "3339",
-    "yyyy",
-    "mm",
-    "dd",
-    "hh",
-    "unix",
-    "epoch",
-    "timestamp",
-    "format",
-    "utc",
-    "z",
-    "2024",
-    "2025",
-    "2026",
-];
-
 /// The rules over one tool's arguments (`views`: every tool, for references).
 pub(super) fn check(view: &View<'_>, views: &[View<'_>], out: &mut Out) {
     let root = &view.spec.input_schema;
@@ -235,6 +62,7 @@ pub(super) fn check(view: &View<'_>, views: &[View<'_>], out: &mut Out) {
             .or(target["description"].as_str())
             .unwrap_or_default()
             .trim();
+        let normal = Normal::of(description);
         let kinds = types(target);
         let words = name_words(argument);
         let last = words.last().map(String::as_str).unwrap_or_default();
@@ -363,7 +191,7 @@ pub(super) fn check(view: &View<'_>, views: &[View<'_>], out: &mut Out) {
                 .iter()
                 .skip(1)
                 .any(|word| UNIT_WORDS.contains(&word.as_str()));
-            if !named && !mentions(description, UNIT_WORDS) {
+            if !named && !normal.says(UNIT_WORDS) {
                 out.push(
                     "arg-unit-missing",
                     tool,
@@ -391,7 +219,7 @@ pub(super) fn check(view: &View<'_>, views: &[View<'_>], out: &mut Out) {
             && dated
             && target.get("format").is_none()
             && target.get("pattern").is_none()
-            && !mentions(description, FORMAT_WORDS)
+            && !normal.says(FORMAT_WORDS)
         {
             out.push(
                 "arg-date-format-missing",
@@ -403,13 +231,10 @@ pub(super) fn check(view: &View<'_>, views: &[View<'_>], out: &mut Out) {
         let is_id =
             last == "id" || last == "ids" || argument.ends_with("Id") || argument.ends_with("ID");
         if is_id && english && !description.is_empty() {
-            let names_source = mentions(
-                description,
-                &[
-                    "from", "returned", "given", "listed", "as", "by", "of", "shown", "see",
-                    "obtained", "found", "uuid", "e g", "eg", "example",
-                ],
-            ) || views.iter().any(|other| description.contains(other.name));
+            let names_source = normal.says(&[
+                "from", "returned", "given", "listed", "as", "by", "of", "shown", "see",
+                "obtained", "found", "uuid", "e g", "eg", "example",
+            ]) || views.iter().any(|other| description.contains(other.name));
             if !names_source {
                 out.push(
                     "arg-id-source-unstated",
@@ -423,29 +248,26 @@ pub(super) fn check(view: &View<'_>, views: &[View<'_>], out: &mut Out) {
             && english
             && target.get("default").is_none()
             && schema.get("default").is_none()
-            && !mentions(
-                description,
-                &[
-                    "default",
-                    "defaults",
-                    "omitted",
-                    "omit",
-                    "unset",
-                    "not set",
-                    "not given",
-                    "absent",
-                    "if none",
-                    "none",
-                    "optional",
-                    "otherwise",
-                    "when missing",
-                    "if missing",
-                    "all",
-                    "every",
-                    "unless",
-                    "leave",
-                ],
-            )
+            && !normal.says(&[
+                "default",
+                "defaults",
+                "omitted",
+                "omit",
+                "unset",
+                "not set",
+                "not given",
+                "absent",
+                "if none",
+                "none",
+                "optional",
+                "otherwise",
+                "when missing",
+                "if missing",
+                "all",
+                "every",
+                "unless",
+                "leave",
+            ])
         {
             out.push(
                 "arg-optional-default-unstated",
@@ -461,26 +283,23 @@ pub(super) fn check(view: &View<'_>, views: &[View<'_>], out: &mut Out) {
         if is_string
             && pathlike
             && english
-            && !mentions(
-                description,
-                &[
-                    "relative",
-                    "absolute",
-                    "root",
-                    "workspace",
-                    "under",
-                    "within",
-                    "inside",
-                    "from",
-                    "in the",
-                    "cwd",
-                    "current",
-                    "directory",
-                    "home",
-                    "e g",
-                    "example",
-                ],
-            )
+            && !normal.says(&[
+                "relative",
+                "absolute",
+                "root",
+                "workspace",
+                "under",
+                "within",
+                "inside",
+                "from",
+                "in the",
+                "cwd",
+                "current",
+                "directory",
+                "home",
+                "e g",
+                "example",
+            ])
         {
             out.push(
                 "arg-path-base-unstated",
@@ -491,25 +310,22 @@ pub(super) fn check(view: &View<'_>, views: &[View<'_>], out: &mut Out) {
         }
         if target.get("pattern").is_some()
             && (description.is_empty()
-                || !mentions(
-                    description,
-                    &[
-                        "e g",
-                        "eg",
-                        "example",
-                        "like",
-                        "such as",
-                        "format",
-                        "digits",
-                        "letters",
-                        "characters",
-                        "starting",
-                        "starts",
-                        "ending",
-                        "ends",
-                        "form",
-                    ],
-                ))
+                || !normal.says(&[
+                    "e g",
+                    "eg",
+                    "example",
+                    "like",
+                    "such as",
+                    "format",
+                    "digits",
+                    "letters",
+                    "characters",
+                    "starting",
+                    "starts",
+                    "ending",
+                    "ends",
+                    "form",
+                ]))
         {
             out.push(
                 "arg-pattern-unexplained",

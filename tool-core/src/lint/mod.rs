@@ -26,6 +26,7 @@ mod baseline;
 pub(crate) mod screen;
 mod set;
 mod tools;
+mod vocabulary;
 mod words;
 
 use std::fmt;

@@ -40,7 +40,7 @@ pub(super) const ALL: [Rule; 54] = [
         "purpose-too-short",
         P,
         W,
-        "The description has fewer than five words.",
+        "The description has fewer than 14 words (30 characters in scripts without spaces).",
     ),
     rule(
         "purpose-filler-opening",

@@ -31,7 +31,13 @@ pub(crate) fn is_hidden(c: char) -> bool {
         )
 }
 
+/// How many hidden characters `text` has.
+pub(crate) fn count_hidden(text: &str) -> usize {
+    text.chars().filter(|&c| is_hidden(c)).count()
+}
+
 /// `text` without hidden characters, and how many were removed.
+#[cfg_attr(not(feature = "mcp-client"), allow(dead_code))]
 pub(crate) fn strip_hidden(text: &str) -> (String, usize) {
     let kept: String = text.chars().filter(|&c| !is_hidden(c)).collect();
     let removed = text.chars().count() - kept.chars().count();

@@ -3,21 +3,14 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rustc_hash::FxHashMap;
+
 use serde_json::Value;
 
 use super::Out;
 use super::tools::View;
-use super::words::{mentions, normalized};
-
-/// Verbs that mean one act: siblings should use one of each group.
-const SYNONYMS: &[&[&str]] = &[
-    &["get", "fetch", "retrieve", "obtain", "read"],
-    &["create", "add", "new", "make", "insert"],
-    &["delete", "remove", "destroy", "erase", "drop"],
-    &["update", "modify", "edit", "change", "patch"],
-    &["search", "find", "query", "lookup"],
-    &["list", "enumerate", "browse"],
-];
+use super::vocabulary::*;
+use super::words::mentions;
 
 /// How alike two tools must read to be one tool to a model.
 const INDISTINCT: f64 = 0.8;
@@ -142,7 +135,7 @@ fn near_duplicate_names(views: &[View<'_>], out: &mut Out) {
 fn duplicate_descriptions(views: &[View<'_>], out: &mut Out) {
     let mut seen: HashMap<String, &str> = HashMap::new();
     for view in views {
-        let key = normalized(view.description);
+        let key = view.normal.text().to_owned();
         if key.split(' ').count() < 3 {
             continue;
         }
@@ -162,8 +155,8 @@ fn duplicate_descriptions(views: &[View<'_>], out: &mut Out) {
 
 /// Each tool's words weighted by how rare they are among the tools (TF-IDF), unit
 /// length.
-fn vectors<'a>(views: &'a [View<'_>]) -> Vec<HashMap<&'a str, f64>> {
-    let mut frequency: HashMap<&str, usize> = HashMap::new();
+fn vectors<'a>(views: &'a [View<'_>]) -> Vec<FxHashMap<&'a str, f64>> {
+    let mut frequency: FxHashMap<&str, usize> = FxHashMap::default();
     for view in views {
         let distinct: HashSet<&str> = view.stems.iter().map(String::as_str).collect();
         for stem in distinct {
@@ -174,7 +167,7 @@ fn vectors<'a>(views: &'a [View<'_>]) -> Vec<HashMap<&'a str, f64>> {
     views
         .iter()
         .map(|view| {
-            let mut vector: HashMap<&str, f64> = HashMap::new();
+            let mut vector: FxHashMap<&str, f64> = FxHashMap::default();
             for stem in &view.stems {
                 let idf = (1.0 + count / frequency[stem.as_str()] as f64).ln();
                 *vector.entry(stem.as_str()).or_default() += idf;
@@ -192,34 +185,55 @@ fn vectors<'a>(views: &'a [View<'_>]) -> Vec<HashMap<&'a str, f64>> {
         .collect()
 }
 
+/// The tools a word is in, with its weight in each.
+type Postings = [(usize, f64)];
+
 fn siblings(views: &[View<'_>], out: &mut Out) {
     if views.len() < 2 {
         return;
     }
     let vectors = vectors(views);
-    // The words each tool has, for the dot products; a word most tools share tells none
-    // apart and is left out of the sums (not of the lengths).
-    let common = (views.len() / 5).max(8);
-    let mut postings: HashMap<&str, Vec<(usize, f64)>> = HashMap::new();
+    // Each word's tools, for the dot products; a word many tools share tells none apart
+    // and is left out of the sums (not of the lengths).
+    let common = (views.len() / 50).max(8);
+    let mut postings: FxHashMap<&str, Vec<(usize, f64)>> = FxHashMap::default();
     for (index, vector) in vectors.iter().enumerate() {
         for (stem, weight) in vector {
             postings.entry(stem).or_default().push((index, *weight));
         }
     }
-    postings.retain(|_, list| list.len() <= common.max(2));
+    postings.retain(|_, list| list.len() <= common);
+    // Each tool's words as their posting lists, looked up once.
+    let lists: Vec<Vec<(f64, &Postings)>> = vectors
+        .iter()
+        .map(|vector| {
+            vector
+                .iter()
+                .filter_map(|(stem, weight)| Some((*weight, postings.get(stem)?.as_slice())))
+                .collect()
+        })
+        .collect();
+    let mut scores = vec![0.0f64; views.len()];
+    let mut touched = Vec::new();
     for (index, view) in views.iter().enumerate() {
-        let mut scores: HashMap<usize, f64> = HashMap::new();
-        for (stem, weight) in &vectors[index] {
-            for &(other, other_weight) in postings.get(stem).into_iter().flatten() {
+        for (weight, list) in &lists[index] {
+            for &(other, other_weight) in *list {
                 if other != index {
-                    *scores.entry(other).or_default() += weight * other_weight;
+                    if scores[other] == 0.0 {
+                        touched.push(other);
+                    }
+                    scores[other] += weight * other_weight;
                 }
             }
         }
-        let Some((&nearest, &score)) = scores
+        let best = touched
             .iter()
-            .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(a.0)))
-        else {
+            .map(|&other| (other, scores[other]))
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+        for other in touched.drain(..) {
+            scores[other] = 0.0;
+        }
+        let Some((nearest, score)) = best else {
             continue;
         };
         let other = &views[nearest];
@@ -290,6 +304,9 @@ fn known_names(schema: &Value, out: &mut HashSet<String>) {
 }
 
 fn stale_references(view: &View<'_>, views: &[View<'_>], out: &mut Out) {
+    if !view.description.contains('`') {
+        return;
+    }
     let mut known = HashSet::new();
     known_names(&view.spec.input_schema, &mut known);
     if let Some(output) = &view.spec.output_schema {
@@ -303,6 +320,7 @@ fn stale_references(view: &View<'_>, views: &[View<'_>], out: &mut Out) {
             && inside
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && inside.chars().any(|c| c.is_ascii_lowercase())
             && (inside.contains('_') || inside.chars().skip(1).any(|c| c.is_ascii_uppercase()));
         if identifier
             && !known.contains(inside)

@@ -3,8 +3,9 @@
 
 use serde_json::Value;
 
+use super::vocabulary::*;
 use super::words::{
-    content_stems, first_sentence, is_english_readable, mentions, name_words, normalized, stem,
+    Normal, content_stems, first_sentence, is_english_readable, name_words, normalized, stem,
 };
 use super::{Out, screen};
 use crate::effect::Effect;
@@ -24,6 +25,8 @@ pub(super) struct View<'a> {
     pub(super) stems: Vec<String>,
     /// The arguments: name, schema, required.
     pub(super) arguments: Vec<(&'a str, &'a Value, bool)>,
+    /// The description, ready for phrase lookups.
+    pub(super) normal: Normal,
 }
 
 impl<'a> View<'a> {
@@ -51,6 +54,7 @@ impl<'a> View<'a> {
             name: &spec.name,
             description: spec.description.trim(),
             english: is_english_readable(&spec.description),
+            normal: Normal::of(&spec.description),
             name_words,
             stems,
             arguments,
@@ -58,437 +62,13 @@ impl<'a> View<'a> {
     }
 }
 
-/// Verbs that say a tool writes.
-const WRITE_WORDS: &[&str] = &[
-    "write",
-    "writes",
-    "create",
-    "creates",
-    "update",
-    "updates",
-    "modify",
-    "modifies",
-    "edit",
-    "edits",
-    "save",
-    "saves",
-    "set",
-    "sets",
-    "add",
-    "adds",
-    "insert",
-    "inserts",
-    "change",
-    "changes",
-    "rename",
-    "renames",
-    "move",
-    "moves",
-    "append",
-    "appends",
-    "replace",
-    "replaces",
-    "store",
-    "stores",
-    "upload",
-    "uploads",
-    "register",
-    "registers",
-    "mark",
-    "marks",
-    "apply",
-    "applies",
-    "overwrite",
-    "overwrites",
-    "assign",
-    "assigns",
-    "make",
-    "makes",
-    "put",
-    "puts",
-    "patch",
-    "patches",
-    "upsert",
-    "upserts",
-    "commit",
-    "commits",
-];
-
-/// Words that say a tool destroys.
-const DESTROY_WORDS: &[&str] = &[
-    "delete",
-    "deletes",
-    "deleted",
-    "remove",
-    "removes",
-    "removed",
-    "erase",
-    "erases",
-    "drop",
-    "drops",
-    "destroy",
-    "destroys",
-    "purge",
-    "purges",
-    "wipe",
-    "wipes",
-    "overwrite",
-    "overwrites",
-    "truncate",
-    "truncates",
-    "cancel",
-    "cancels",
-    "revoke",
-    "revokes",
-    "terminate",
-    "terminates",
-    "kill",
-    "kills",
-    "permanently",
-    "irreversible",
-    "irreversibly",
-    "cannot be undone",
-    "can not be undone",
-];
-
-/// Words that say a tool reaches outside.
-const EXTERNAL_WORDS: &[&str] = &[
-    "send",
-    "sends",
-    "email",
-    "emails",
-    "mail",
-    "post",
-    "posts",
-    "publish",
-    "publishes",
-    "pay",
-    "pays",
-    "payment",
-    "charge",
-    "charges",
-    "refund",
-    "refunds",
-    "transfer",
-    "transfers",
-    "order",
-    "orders",
-    "book",
-    "books",
-    "notify",
-    "notifies",
-    "message",
-    "messages",
-    "tweet",
-    "call",
-    "calls",
-    "request",
-    "requests",
-    "http",
-    "https",
-    "api",
-    "web",
-    "internet",
-    "network",
-    "online",
-    "remote",
-    "external",
-    "third party",
-    "service",
-    "server",
-    "slack",
-    "sms",
-    "deploy",
-    "deploys",
-    "money",
-    "invoice",
-    "purchase",
-    "purchases",
-    "buy",
-    "buys",
-    "fetch",
-    "fetches",
-    "download",
-    "downloads",
-    "url",
-    "search",
-    "searches",
-];
-
-/// Words that say when to use a tool.
-const USAGE_WORDS: &[&str] = &[
-    "use",
-    "used",
-    "when",
-    "for",
-    "if",
-    "before",
-    "after",
-    "instead",
-    "useful",
-    "helps",
-    "should",
-    "only",
-    "unless",
-    "whenever",
-    "to find",
-    "to get",
-    "to check",
-    "to look up",
-];
-
-/// Words that say what a tool gives back.
-const RETURN_WORDS: &[&str] = &[
-    "return",
-    "returns",
-    "returning",
-    "give",
-    "gives",
-    "list",
-    "lists",
-    "yield",
-    "yields",
-    "output",
-    "outputs",
-    "result",
-    "results",
-    "respond",
-    "responds",
-    "report",
-    "reports",
-    "show",
-    "shows",
-    "get",
-    "gets",
-    "read",
-    "reads",
-    "fetch",
-    "fetches",
-    "retrieve",
-    "retrieves",
-    "provide",
-    "provides",
-    "produce",
-    "produces",
-    "answer",
-    "answers",
-    "with",
-];
-
-/// Verbs a tool name may start with.
-pub(super) const VERBS: &[&str] = &[
-    "get",
-    "list",
-    "search",
-    "find",
-    "read",
-    "write",
-    "create",
-    "update",
-    "delete",
-    "remove",
-    "add",
-    "set",
-    "send",
-    "fetch",
-    "run",
-    "execute",
-    "check",
-    "validate",
-    "convert",
-    "compute",
-    "calculate",
-    "generate",
-    "open",
-    "close",
-    "start",
-    "stop",
-    "save",
-    "load",
-    "move",
-    "copy",
-    "rename",
-    "edit",
-    "query",
-    "lookup",
-    "look",
-    "count",
-    "book",
-    "cancel",
-    "pay",
-    "refund",
-    "post",
-    "publish",
-    "upload",
-    "download",
-    "parse",
-    "format",
-    "render",
-    "translate",
-    "summarize",
-    "summarise",
-    "analyze",
-    "analyse",
-    "describe",
-    "explain",
-    "compare",
-    "merge",
-    "split",
-    "sort",
-    "filter",
-    "replace",
-    "insert",
-    "append",
-    "apply",
-    "approve",
-    "reject",
-    "assign",
-    "archive",
-    "restore",
-    "retrieve",
-    "resolve",
-    "schedule",
-    "subscribe",
-    "invite",
-    "notify",
-    "reply",
-    "forward",
-    "mark",
-    "tag",
-    "track",
-    "watch",
-    "show",
-    "view",
-    "browse",
-    "navigate",
-    "click",
-    "type",
-    "fill",
-    "select",
-    "scroll",
-    "take",
-    "capture",
-    "make",
-    "build",
-    "deploy",
-    "install",
-    "test",
-    "lint",
-    "diff",
-    "commit",
-    "push",
-    "pull",
-    "clone",
-    "checkout",
-    "merge",
-    "grep",
-    "echo",
-    "ping",
-    "sum",
-    "multiply",
-    "divide",
-    "subtract",
-    "play",
-    "pause",
-    "resume",
-    "reset",
-    "clear",
-    "purge",
-    "drop",
-    "kill",
-    "terminate",
-    "sign",
-    "login",
-    "logout",
-    "register",
-    "verify",
-    "encode",
-    "decode",
-    "encrypt",
-    "decrypt",
-    "hash",
-    "extract",
-    "scrape",
-    "crawl",
-    "index",
-    "embed",
-    "predict",
-    "classify",
-    "detect",
-    "recognize",
-    "transcribe",
-    "speak",
-    "say",
-    "ask",
-    "answer",
-    "plan",
-    "think",
-    "wait",
-    "sleep",
-    "batch",
-    "bulk",
-    "manage",
-    "handle",
-    "process",
-    "do",
-    "perform",
-    "invoke",
-    "call",
-    "request",
-    "submit",
-    "transfer",
-    "buy",
-    "sell",
-    "order",
-    "reserve",
-    "rate",
-    "review",
-    "comment",
-    "like",
-    "share",
-    "follow",
-    "block",
-    "mute",
-    "report",
-    "print",
-    "log",
-    "trace",
-    "monitor",
-    "measure",
-    "estimate",
-    "forecast",
-    "simulate",
-    "optimize",
-    "solve",
-    "evaluate",
-    "inspect",
-    "scan",
-    "audit",
-    "sync",
-    "import",
-    "export",
-    "migrate",
-    "backup",
-    "snapshot",
-    "upsert",
-    "patch",
-    "put",
-    "modify",
-    "change",
-    "toggle",
-    "enable",
-    "disable",
-    "allow",
-    "deny",
-    "grant",
-    "revoke",
-    "create",
-    "new",
-    "init",
-    "initialize",
-    "setup",
-    "configure",
-];
+/// Fewer words than this cannot say what a tool does, on what, what it returns and when
+/// to use it. Chosen on the development half of the description-quality set
+/// (tests/fixtures/description-quality: the threshold that agrees best with its raters'
+/// purpose judgements), and reported on the test half.
+const SHORT_WORDS: usize = 14;
+/// The same for scripts without spaces between words, in letters and digits.
+const SHORT_LETTERS: usize = 30;
 
 /// The per-tool rules.
 pub(super) fn check(view: &View<'_>, out: &mut Out) {
@@ -515,7 +95,7 @@ fn purpose(view: &View<'_>, out: &mut Out) {
         );
         return;
     }
-    let lower = normalized(text);
+    let lower = view.normal.text();
     for placeholder in [
         "todo",
         "tbd",
@@ -525,7 +105,7 @@ fn purpose(view: &View<'_>, out: &mut Out) {
         "no description",
         "add description",
     ] {
-        if mentions(text, &[placeholder]) {
+        if view.normal.says(&[placeholder]) {
             out.push(
                 "purpose-placeholder",
                 name,
@@ -536,11 +116,21 @@ fn purpose(view: &View<'_>, out: &mut Out) {
         }
     }
     if !view.english {
+        // Scripts without spaces between words: the length in letters and digits.
+        let letters = text.chars().filter(|c| c.is_alphanumeric()).count();
+        if letters < SHORT_LETTERS {
+            out.push(
+                "purpose-too-short",
+                name,
+                None,
+                format!("{letters} characters are too few to choose by: say what it does, on what, what it returns, and when to use it"),
+            );
+        }
         return;
     }
     let words: Vec<&str> = lower.split(' ').filter(|w| !w.is_empty()).collect();
     let name_stems: Vec<&str> = view.name_words.iter().map(|w| stem(w)).collect();
-    let says_more = content_stems(text)
+    let says_more = view.stems[view.name_words.len()..]
         .iter()
         .any(|word| !name_stems.contains(&word.as_str()));
     if !says_more {
@@ -550,12 +140,12 @@ fn purpose(view: &View<'_>, out: &mut Out) {
             None,
             format!("'{text}' says no more than the name '{name}': say what it acts on, what it gives back, and when to use it"),
         );
-    } else if words.len() < 5 {
+    } else if words.len() < SHORT_WORDS {
         out.push(
             "purpose-too-short",
             name,
             None,
-            format!("{} words are too few to choose by: say what it does, what it acts on and what it returns", words.len()),
+            format!("{} words are too few to choose by: say what it does, on what, what it returns, and when to use it (two or three sentences)", words.len()),
         );
     }
     for filler in [
@@ -617,7 +207,7 @@ fn usage(view: &View<'_>, out: &mut Out) {
     if text.is_empty() {
         return;
     }
-    if !mentions(text, USAGE_WORDS) {
+    if !view.normal.says(USAGE_WORDS) {
         out.push(
             "usage-missing",
             name,
@@ -625,7 +215,7 @@ fn usage(view: &View<'_>, out: &mut Out) {
             "say when to use it: 'Use when the user asks...', 'for...', and when not".into(),
         );
     }
-    if view.spec.output_schema.is_none() && !mentions(text, RETURN_WORDS) {
+    if view.spec.output_schema.is_none() && !view.normal.says(RETURN_WORDS) {
         out.push(
             "usage-returns-unstated",
             name,
@@ -641,7 +231,7 @@ fn behaviour(view: &View<'_>, out: &mut Out) {
         return;
     }
     match spec.effect {
-        Effect::Write if !mentions(text, WRITE_WORDS) && !mentions(text, DESTROY_WORDS) => out
+        Effect::Write if !view.normal.says(WRITE_WORDS) && !view.normal.says(DESTROY_WORDS) => out
             .push(
                 "effect-write-unstated",
                 name,
@@ -649,13 +239,13 @@ fn behaviour(view: &View<'_>, out: &mut Out) {
                 "it changes state: say what it writes or changes ('Creates...', 'Updates...')"
                     .into(),
             ),
-        Effect::Destructive if !mentions(text, DESTROY_WORDS) => out.push(
+        Effect::Destructive if !view.normal.says(DESTROY_WORDS) => out.push(
             "effect-destructive-unstated",
             name,
             None,
             "it destroys: say what is deleted or overwritten, and that it cannot be undone".into(),
         ),
-        Effect::External if !mentions(text, EXTERNAL_WORDS) => out.push(
+        Effect::External if !view.normal.says(EXTERNAL_WORDS) => out.push(
             "effect-external-unstated",
             name,
             None,
@@ -677,10 +267,8 @@ fn behaviour(view: &View<'_>, out: &mut Out) {
                 "publishes",
                 "posts",
             ];
-            if let Some(verb) = claims
-                .iter()
-                .find(|verb| mentions(first_sentence(text), &[verb]))
-            {
+            let first = Normal::of(first_sentence(text));
+            if let Some(verb) = claims.iter().find(|verb| first.says(&[verb])) {
                 out.push(
                     "effect-contradicted",
                     name,
@@ -691,35 +279,39 @@ fn behaviour(view: &View<'_>, out: &mut Out) {
         }
         _ => {}
     }
-    let lists = view.name_words.first().is_some_and(|verb| {
-        ["list", "search", "find", "query", "lookup", "browse"].contains(&verb.as_str())
-    });
+    let lists = view
+        .name_words
+        .first()
+        .is_some_and(|verb| ["list", "search", "find", "query", "browse"].contains(&verb.as_str()));
+    // A bounded count argument says the limit in the schema.
+    let bounded = view
+        .arguments
+        .iter()
+        .any(|(_, schema, _)| has_maximum(schema));
     if lists
-        && !mentions(
-            text,
-            &[
-                "at most",
-                "up to",
-                "maximum",
-                "max",
-                "limit",
-                "limited",
-                "first",
-                "top",
-                "page",
-                "pages",
-                "paginated",
-                "sorted",
-                "ordered",
-                "newest",
-                "oldest",
-                "most",
-                "all",
-                "every",
-                "each",
-                "only",
-            ],
-        )
+        && !bounded
+        && !view.normal.says(&[
+            "at most",
+            "up to",
+            "maximum",
+            "max",
+            "limit",
+            "limited",
+            "first",
+            "top",
+            "page",
+            "pages",
+            "paginated",
+            "sorted",
+            "ordered",
+            "newest",
+            "oldest",
+            "most",
+            "all",
+            "every",
+            "each",
+            "only",
+        ])
     {
         out.push(
             "limits-unstated",
@@ -728,6 +320,16 @@ fn behaviour(view: &View<'_>, out: &mut Out) {
             "say how many results it returns at most and in what order".into(),
         );
     }
+}
+
+/// Whether `schema` (or a member of its union) has a `maximum`.
+fn has_maximum(schema: &Value) -> bool {
+    schema.get("maximum").is_some()
+        || ["anyOf", "oneOf"].iter().any(|key| {
+            schema[*key]
+                .as_array()
+                .is_some_and(|members| members.iter().any(has_maximum))
+        })
 }
 
 fn conciseness(view: &View<'_>, out: &mut Out) {
@@ -900,7 +502,7 @@ fn safety(view: &View<'_>, out: &mut Out) {
                 format!("it speaks to the model ({}): describe the tool, and put instructions to the model in the system prompt", phrases.join(", ")),
             );
         }
-        let (_, hidden) = screen::strip_hidden(text);
+        let hidden = screen::count_hidden(text);
         if hidden > 0 {
             out.push(
                 "safety-hidden-characters",
@@ -1029,13 +631,93 @@ fn looks_secret(text: &str) -> bool {
         || text.starts_with("-----BEGIN") && text.contains("PRIVATE KEY")
 }
 
+/// Whether `schema` is an object of at most 100 plain arguments (a string, number,
+/// integer or boolean with string enums and the common constraints, names every provider
+/// takes), which every target expresses: lowering it would only cost time.
+fn is_plain(schema: &Value) -> bool {
+    const ROOT: &[&str] = &[
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "description",
+        "title",
+        "$schema",
+    ];
+    const ARGUMENT: &[&str] = &[
+        "type",
+        "description",
+        "title",
+        "enum",
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "default",
+        "format",
+        "pattern",
+        "examples",
+    ];
+    let Some(root) = schema.as_object() else {
+        return false;
+    };
+    let properties = match root.get("properties") {
+        None => return root.keys().all(|key| ROOT.contains(&key.as_str())),
+        Some(Value::Object(properties)) => properties,
+        Some(_) => return false,
+    };
+    root.get("type") == Some(&Value::from("object"))
+        && root.keys().all(|key| ROOT.contains(&key.as_str()))
+        && matches!(
+            root.get("additionalProperties"),
+            None | Some(Value::Bool(false))
+        )
+        && properties.len() <= 100
+        && properties.iter().all(|(name, argument)| {
+            let valid_name = !name.is_empty()
+                && name.len() <= 64
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            let Some(argument) = argument.as_object() else {
+                return false;
+            };
+            valid_name
+                && argument.keys().all(|key| ARGUMENT.contains(&key.as_str()))
+                && matches!(
+                    argument.get("type").and_then(Value::as_str),
+                    Some("string" | "integer" | "number" | "boolean")
+                )
+                && argument.get("enum").is_none_or(|values| {
+                    values.as_array().is_some_and(|values| {
+                        values.len() <= 100 && values.iter().all(Value::is_string)
+                    })
+                })
+        })
+}
+
+/// Whether `schema` has a `$ref` anywhere.
+fn has_ref(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => map.contains_key("$ref") || map.values().any(has_ref),
+        Value::Array(items) => items.iter().any(has_ref),
+        _ => false,
+    }
+}
+
 fn portability(view: &View<'_>, out: &mut Out) {
     let schema = &view.spec.input_schema;
+    if is_plain(schema) {
+        return schema_open(view, out);
+    }
+    // The narrowest targets: OpenAI strict and Gemini `parameters`; Anthropic strict
+    // refuses nothing OpenAI strict takes but a recursive type (it inlines `$ref`s).
+    let anthropic = has_ref(schema).then_some((Target::AnthropicStrict, "Anthropic strict"));
     for (target, dialect) in [
         (Target::OpenAiStrict, "OpenAI strict"),
-        (Target::AnthropicStrict, "Anthropic strict"),
         (Target::GeminiParameters, "Gemini parameters"),
-    ] {
+    ]
+    .into_iter()
+    .chain(anthropic)
+    {
         if let Err(errors) = lower_schema(view.name, schema, target) {
             for error in errors.into_vec() {
                 out.push(
@@ -1047,6 +729,11 @@ fn portability(view: &View<'_>, out: &mut Out) {
             }
         }
     }
+    schema_open(view, out);
+}
+
+fn schema_open(view: &View<'_>, out: &mut Out) {
+    let schema = &view.spec.input_schema;
     if schema.get("additionalProperties") != Some(&Value::Bool(false)) && !view.arguments.is_empty()
     {
         out.push(
@@ -1090,5 +777,51 @@ fn naming(view: &View<'_>, out: &mut Out) {
             None,
             format!("name it after what it does, verb first ('get_{first}', 'search_{first}')"),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shortcut is sound: every plain schema of the 524 MCP tools of the
+    /// description-quality set (and the plain
+    /// shapes below) lowers for every target without a refusal.
+    #[test]
+    fn a_plain_schema_lowers_for_every_target() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+        let read = |path: &str| -> Value {
+            serde_json::from_str(&std::fs::read_to_string(root.join(path)).unwrap()).unwrap()
+        };
+        let mut schemas: Vec<Value> = read("description-quality/tools.json")["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["input_schema"].clone())
+            .collect();
+        schemas.push(serde_json::json!({"type": "object", "properties": {
+            "a": {"type": "string", "enum": ["x", "y"], "default": "x", "format": "date", "pattern": "^x$", "minLength": 1},
+            "b": {"type": "integer", "minimum": 0, "maximum": 9, "examples": [1]},
+            "c": {"type": "boolean", "title": "C"}
+        }, "required": ["a"], "additionalProperties": false}));
+        let mut plain = 0;
+        for schema in schemas.iter().filter(|schema| is_plain(schema)) {
+            plain += 1;
+            for target in [
+                Target::OpenAiStrict,
+                Target::OpenAi,
+                Target::AnthropicStrict,
+                Target::Anthropic,
+                Target::GeminiParameters,
+                Target::GeminiJsonSchema,
+                Target::Mcp,
+            ] {
+                assert!(
+                    lower_schema("t", schema, target).is_ok(),
+                    "{target:?} refuses {schema}"
+                );
+            }
+        }
+        assert!(plain > 300, "{plain}");
     }
 }

@@ -123,10 +123,46 @@ pub(super) fn first_sentence(text: &str) -> &str {
 
 /// Whether `text` contains any of `phrases` (lower case) as whole words.
 pub(super) fn mentions(text: &str, phrases: &[&str]) -> bool {
-    let lower = format!(" {} ", normalized(text));
-    phrases
-        .iter()
-        .any(|phrase| lower.contains(&format!(" {phrase} ")))
+    Normal::of(text).says(phrases)
+}
+
+/// A text made ready for phrase lookups once: lower case, one space between words, a
+/// space at each end; and its words, sorted, for the one-word phrases.
+pub(super) struct Normal {
+    text: String,
+    words: Vec<String>,
+}
+
+impl Normal {
+    /// The normalized text, without the spaces at its ends.
+    pub(super) fn text(&self) -> &str {
+        self.text.trim()
+    }
+
+    pub(super) fn of(text: &str) -> Self {
+        let text = format!(" {} ", normalized(text));
+        let mut words: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
+        words.sort_unstable();
+        words.dedup();
+        Normal { text, words }
+    }
+
+    /// Whether any of `phrases` (lower case, words separated by one space) occurs as
+    /// whole words.
+    pub(super) fn says(&self, phrases: &[&str]) -> bool {
+        let text = self.text.as_str();
+        phrases.iter().any(|phrase| {
+            if !phrase.contains(' ') {
+                return self
+                    .words
+                    .binary_search_by(|word| word.as_str().cmp(phrase))
+                    .is_ok();
+            }
+            text.match_indices(phrase).any(|(at, _)| {
+                text[..at].ends_with(' ') && text[at + phrase.len()..].starts_with(' ')
+            })
+        })
+    }
 }
 
 /// `text` lower case with every run of non-alphanumeric characters one space, so phrases
