@@ -23,6 +23,17 @@ pub mod approval {
     pub use toolwright_core::approval::{ApprovalDecision, ApprovalTicket, digest};
 }
 
+/// Which tool does a request pick? Labelled requests through a picker (the registry's
+/// search, scripted model outputs, a real model), with accuracy, confusions and pass^k.
+pub mod eval {
+    #[cfg(feature = "search")]
+    pub use toolwright_core::eval::SearchPicker;
+    pub use toolwright_core::eval::{
+        Confusion, Labelled, Picked, Picker, Report, Scripted, ToolRecall, arguments_match,
+        evaluate,
+    };
+}
+
 /// Descriptions are prompts: the lint over tools' names, descriptions and schemas
 /// ([`Registry::lint`]), its rules, allowances and baseline.
 pub mod lint {

@@ -57,6 +57,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("search", &["search"]),
     ("the registry: tools and settings", &["registry"]),
     ("the call pipeline", &["dispatch"]),
+    ("measuring which tool a request picks", &["eval"]),
     (
         "what runs calls itself: programs, servers, other servers' tools",
         &["code", "mcp", "mcp_client"],

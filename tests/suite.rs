@@ -31,6 +31,7 @@ mod dispatch_fuzz;
 mod effects;
 #[cfg(feature = "embed")]
 mod embedding;
+mod eval;
 #[cfg(all(
     feature = "chrono",
     feature = "uuid",

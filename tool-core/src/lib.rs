@@ -17,6 +17,7 @@ mod dialect;
 mod dispatch;
 mod effect;
 mod error;
+pub mod eval;
 mod event;
 pub mod feedback;
 pub mod idempotency;
