@@ -5,36 +5,10 @@
 
 use serde_json::{Value, json};
 use toolwright::eval::{Labelled, Picked, Scripted, arguments_match, evaluate};
-use toolwright::{Effect, Registry, Tool, ToolSpec};
-
-/// A tool that only has a spec.
-struct Stub(ToolSpec);
-
-impl Tool for Stub {
-    fn spec(&self) -> &ToolSpec {
-        &self.0
-    }
-    fn prepare(
-        &self,
-        _: toolwright::Arguments<'_>,
-    ) -> Result<toolwright::Prepared, toolwright::ToolError> {
-        Err(toolwright::ToolError::failed("not called"))
-    }
-    fn run<'a>(
-        &'a self,
-        _: &'a toolwright::Context,
-        _: toolwright::Prepared,
-    ) -> toolwright::ToolFuture<'a> {
-        toolwright::ToolFuture::ready(Err(toolwright::ToolError::failed("not called")))
-    }
-}
+use toolwright::{Effect, Registry, ToolSpec};
 
 fn registry(specs: Vec<ToolSpec>) -> Registry {
-    let mut builder = Registry::builder();
-    for spec in specs {
-        builder = builder.with_arc(std::sync::Arc::new(Stub(spec)));
-    }
-    builder.build().unwrap()
+    crate::support::registry_of_specs(specs)
 }
 
 fn book_flight() -> ToolSpec {

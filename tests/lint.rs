@@ -216,7 +216,7 @@ fn allowances_need_a_reason_and_leave_their_findings_out() {
     let other = read("list_notes", "Finds text quickly.");
     assert!(rules_of(&lint, &other).contains(&"purpose-too-short"));
     let registry = Registry::builder()
-        .with_arc(std::sync::Arc::new(Stub(short)))
+        .with_arc(std::sync::Arc::new(crate::support::SpecOnly(short)))
         .allow_lint("purpose-too-short", None, "short on purpose")
         .build()
         .unwrap();
@@ -239,28 +239,6 @@ fn rules_of(lint: &Lint, spec: &ToolSpec) -> Vec<&'static str> {
         .iter()
         .map(|finding| finding.rule)
         .collect()
-}
-
-/// A tool that only has a spec (the lint reads nothing else).
-struct Stub(ToolSpec);
-
-impl toolwright::Tool for Stub {
-    fn spec(&self) -> &ToolSpec {
-        &self.0
-    }
-    fn prepare(
-        &self,
-        _: toolwright::Arguments<'_>,
-    ) -> Result<toolwright::Prepared, toolwright::ToolError> {
-        Err(toolwright::ToolError::failed("not called"))
-    }
-    fn run<'a>(
-        &'a self,
-        _: &'a toolwright::Context,
-        _: toolwright::Prepared,
-    ) -> toolwright::ToolFuture<'a> {
-        toolwright::ToolFuture::ready(Err(toolwright::ToolError::failed("not called")))
-    }
 }
 
 #[test]

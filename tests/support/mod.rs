@@ -327,3 +327,37 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
         .unwrap()
         .block_on(future)
 }
+
+/// A tool that is only its spec (for tests that read specs: the lint, search, picks); a
+/// call to it fails.
+pub struct SpecOnly(pub toolwright::ToolSpec);
+
+impl toolwright::Tool for SpecOnly {
+    fn spec(&self) -> &toolwright::ToolSpec {
+        &self.0
+    }
+    fn prepare(
+        &self,
+        _: toolwright::Arguments<'_>,
+    ) -> Result<toolwright::Prepared, toolwright::ToolError> {
+        Err(toolwright::ToolError::failed("a spec only"))
+    }
+    fn run<'a>(
+        &'a self,
+        _: &'a toolwright::Context,
+        _: toolwright::Prepared,
+    ) -> toolwright::ToolFuture<'a> {
+        toolwright::ToolFuture::ready(Err(toolwright::ToolError::failed("a spec only")))
+    }
+}
+
+/// A registry of tools that are only their specs.
+pub fn registry_of_specs(
+    specs: impl IntoIterator<Item = toolwright::ToolSpec>,
+) -> toolwright::Registry {
+    let mut builder = toolwright::Registry::builder();
+    for spec in specs {
+        builder = builder.with_arc(std::sync::Arc::new(SpecOnly(spec)));
+    }
+    builder.build().expect("valid names")
+}

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::Out;
-use super::tools::View;
+use super::view::View;
 use super::vocabulary::*;
 use super::words::{Normal, content_stems, name_words, normalized, stem};
 

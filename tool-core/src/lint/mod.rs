@@ -23,9 +23,12 @@
 
 mod arguments;
 mod baseline;
+mod description;
+mod portability;
+mod safety;
 pub(crate) mod screen;
 mod set;
-mod tools;
+mod view;
 mod vocabulary;
 mod words;
 
@@ -204,9 +207,9 @@ impl Lint {
     pub fn check<'a>(&self, specs: impl IntoIterator<Item = &'a ToolSpec>) -> Vec<Finding> {
         let specs: Vec<&ToolSpec> = specs.into_iter().collect();
         let mut out = Out::default();
-        let views: Vec<tools::View<'_>> = specs.iter().map(|spec| tools::View::of(spec)).collect();
+        let views: Vec<view::View<'_>> = specs.iter().map(|spec| view::View::of(spec)).collect();
         for view in &views {
-            tools::check(view, &mut out);
+            description::check(view, &mut out);
             arguments::check(view, &views, &mut out);
         }
         set::check(&views, &mut out);

@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use super::Out;
-use super::tools::View;
+use super::view::View;
 use super::vocabulary::*;
 use super::words::mentions;
 

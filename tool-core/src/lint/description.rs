@@ -1,66 +1,14 @@
 //! The rules over one tool's name and description: purpose, usage, behaviour,
-//! conciseness, completeness, safety, and whether every dialect can send its schema.
+//! conciseness, completeness and naming; and the dispatch to the safety and portability
+//! rules, which read the same tool.
 
 use serde_json::Value;
 
+use super::Out;
+use super::view::View;
 use super::vocabulary::*;
-use super::words::{
-    Normal, content_stems, first_sentence, is_english_readable, name_words, normalized, stem,
-};
-use super::{Out, screen};
+use super::words::{Normal, first_sentence, normalized, stem};
 use crate::effect::Effect;
-use crate::schema::lower::{Target, lower_schema};
-use crate::spec::ToolSpec;
-
-/// A tool as the rules read it: its spec and what is computed once from it.
-pub(super) struct View<'a> {
-    pub(super) spec: &'a ToolSpec,
-    pub(super) name: &'a str,
-    pub(super) description: &'a str,
-    /// The description is in a script the word rules can read.
-    pub(super) english: bool,
-    /// The name's words, lower case.
-    pub(super) name_words: Vec<String>,
-    /// The stems of the meaningful words of the name and description.
-    pub(super) stems: Vec<String>,
-    /// The arguments: name, schema, required.
-    pub(super) arguments: Vec<(&'a str, &'a Value, bool)>,
-    /// The description, ready for phrase lookups.
-    pub(super) normal: Normal,
-}
-
-impl<'a> View<'a> {
-    pub(super) fn of(spec: &'a ToolSpec) -> Self {
-        let required: Vec<&str> = spec.input_schema["required"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        let arguments = spec.input_schema["properties"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(name, schema)| (name.as_str(), schema, required.contains(&name.as_str())))
-            .collect();
-        let name_words = name_words(&spec.name);
-        let mut stems: Vec<String> = name_words
-            .iter()
-            .map(|word| stem(word).to_owned())
-            .collect();
-        stems.extend(content_stems(&spec.description));
-        View {
-            spec,
-            name: &spec.name,
-            description: spec.description.trim(),
-            english: is_english_readable(&spec.description),
-            normal: Normal::of(&spec.description),
-            name_words,
-            stems,
-            arguments,
-        }
-    }
-}
 
 /// Fewer words than this cannot say what a tool does, on what, what it returns and when
 /// to use it. Chosen on the development half of the description-quality set
@@ -70,7 +18,7 @@ const SHORT_WORDS: usize = 14;
 /// The same for scripts without spaces between words, in letters and digits.
 const SHORT_LETTERS: usize = 30;
 
-/// The per-tool rules.
+/// The rules over one tool.
 pub(super) fn check(view: &View<'_>, out: &mut Out) {
     purpose(view, out);
     if view.english {
@@ -79,8 +27,8 @@ pub(super) fn check(view: &View<'_>, out: &mut Out) {
     }
     conciseness(view, out);
     completeness(view, out);
-    safety(view, out);
-    portability(view, out);
+    super::safety::check(view, out);
+    super::portability::check(view, out);
     naming(view, out);
 }
 
@@ -475,276 +423,6 @@ fn completeness(view: &View<'_>, out: &mut Out) {
     }
 }
 
-/// Every text of `view` a model reads: the description, the title, and each argument's
-/// description (with where it is).
-pub(super) fn texts<'a>(view: &View<'a>) -> Vec<(Option<String>, &'a str)> {
-    let mut texts = vec![(None, view.spec.description.as_str())];
-    if let Some(title) = &view.spec.title {
-        texts.push((Some("title".into()), title.as_str()));
-    }
-    for (argument, schema, _) in &view.arguments {
-        if let Some(description) = schema["description"].as_str() {
-            texts.push((Some(format!("argument '{argument}'")), description));
-        }
-    }
-    texts
-}
-
-fn safety(view: &View<'_>, out: &mut Out) {
-    let name = view.name;
-    for (at, text) in texts(view) {
-        let phrases = screen::instructions_in(text);
-        if !phrases.is_empty() {
-            out.push(
-                "safety-model-instruction",
-                name,
-                at.clone(),
-                format!("it speaks to the model ({}): describe the tool, and put instructions to the model in the system prompt", phrases.join(", ")),
-            );
-        }
-        let hidden = screen::count_hidden(text);
-        if hidden > 0 {
-            out.push(
-                "safety-hidden-characters",
-                name,
-                at.clone(),
-                format!("{hidden} invisible character(s): remove them (a person reviewing cannot see what they hide)"),
-            );
-        }
-        if text.contains("<!--") || text.contains("[//]: #") {
-            out.push(
-                "safety-hidden-comment",
-                name,
-                at.clone(),
-                "a comment is hidden from a person reading the rendered docs, not from the model: remove it".into(),
-            );
-        }
-        if let Some(url) = credentials_in_url(text) {
-            out.push(
-                "safety-url-credentials",
-                name,
-                at,
-                format!("'{url}' carries a user name and password: remove them"),
-            );
-        }
-    }
-    let mut values: Vec<&Value> = view.spec.examples.iter().collect();
-    values.extend(
-        view.arguments
-            .iter()
-            .filter_map(|(_, schema, _)| schema.get("default")),
-    );
-    values.extend(
-        view.arguments
-            .iter()
-            .filter_map(|(_, schema, _)| schema.get("examples")),
-    );
-    if let Some(secret) = values.into_iter().find_map(secret_in) {
-        out.push(
-            "safety-secret-in-example",
-            name,
-            None,
-            format!(
-                "'{secret}' looks like a credential: use an obvious placeholder ('YOUR_API_KEY')"
-            ),
-        );
-    }
-}
-
-/// A URL in `text` with `user:password@`, if any.
-fn credentials_in_url(text: &str) -> Option<&str> {
-    text.split_whitespace().find(|word| {
-        word.find("://").is_some_and(|at| {
-            let rest = &word[at + 3..];
-            let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-            authority.contains('@')
-                && authority
-                    .split('@')
-                    .next()
-                    .is_some_and(|user| user.contains(':'))
-        })
-    })
-}
-
-/// A string inside `value` shaped like a credential, if any.
-fn secret_in(value: &Value) -> Option<String> {
-    match value {
-        Value::String(text) => {
-            looks_secret(text).then(|| text.chars().take(12).collect::<String>() + "...")
-        }
-        Value::Array(items) => items.iter().find_map(secret_in),
-        Value::Object(fields) => fields.iter().find_map(|(key, value)| {
-            let key = key.to_lowercase();
-            let named = [
-                "password",
-                "passwd",
-                "secret",
-                "api_key",
-                "apikey",
-                "token",
-                "access_token",
-            ]
-            .iter()
-            .any(|name| key.contains(name));
-            match value {
-                Value::String(text) if named && !text.is_empty() && !is_placeholder(text) => Some(
-                    format!("{key}: {}...", text.chars().take(4).collect::<String>()),
-                ),
-                _ => secret_in(value),
-            }
-        }),
-        _ => None,
-    }
-}
-
-/// Whether `text` is an obvious placeholder (`YOUR_API_KEY`, `<token>`, `xxx`).
-fn is_placeholder(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    lower.contains("your")
-        || lower.contains('<')
-        || lower.contains("example")
-        || lower.chars().all(|c| c == 'x' || c == '*' || c == '.')
-}
-
-/// Whether `text` has the shape of a well-known credential.
-fn looks_secret(text: &str) -> bool {
-    let prefixed = |prefix: &str, min: usize| {
-        text.starts_with(prefix)
-            && text.len() >= prefix.len() + min
-            && text[prefix.len()..]
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    };
-    prefixed("sk-", 20)
-        || prefixed("sk_live_", 16)
-        || prefixed("ghp_", 30)
-        || prefixed("gho_", 30)
-        || prefixed("github_pat_", 30)
-        || prefixed("xoxb-", 20)
-        || prefixed("xoxp-", 20)
-        || prefixed("AIza", 30)
-        || (text.starts_with("AKIA")
-            && text.len() == 20
-            && text
-                .chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
-        || text.starts_with("-----BEGIN") && text.contains("PRIVATE KEY")
-}
-
-/// Whether `schema` is an object of at most 100 plain arguments (a string, number,
-/// integer or boolean with string enums and the common constraints, names every provider
-/// takes), which every target expresses: lowering it would only cost time.
-fn is_plain(schema: &Value) -> bool {
-    const ROOT: &[&str] = &[
-        "type",
-        "properties",
-        "required",
-        "additionalProperties",
-        "description",
-        "title",
-        "$schema",
-    ];
-    const ARGUMENT: &[&str] = &[
-        "type",
-        "description",
-        "title",
-        "enum",
-        "minimum",
-        "maximum",
-        "minLength",
-        "maxLength",
-        "default",
-        "format",
-        "pattern",
-        "examples",
-    ];
-    let Some(root) = schema.as_object() else {
-        return false;
-    };
-    let properties = match root.get("properties") {
-        None => return root.keys().all(|key| ROOT.contains(&key.as_str())),
-        Some(Value::Object(properties)) => properties,
-        Some(_) => return false,
-    };
-    root.get("type") == Some(&Value::from("object"))
-        && root.keys().all(|key| ROOT.contains(&key.as_str()))
-        && matches!(
-            root.get("additionalProperties"),
-            None | Some(Value::Bool(false))
-        )
-        && properties.len() <= 100
-        && properties.iter().all(|(name, argument)| {
-            let valid_name = !name.is_empty()
-                && name.len() <= 64
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            let Some(argument) = argument.as_object() else {
-                return false;
-            };
-            valid_name
-                && argument.keys().all(|key| ARGUMENT.contains(&key.as_str()))
-                && matches!(
-                    argument.get("type").and_then(Value::as_str),
-                    Some("string" | "integer" | "number" | "boolean")
-                )
-                && argument.get("enum").is_none_or(|values| {
-                    values.as_array().is_some_and(|values| {
-                        values.len() <= 100 && values.iter().all(Value::is_string)
-                    })
-                })
-        })
-}
-
-/// Whether `schema` has a `$ref` anywhere.
-fn has_ref(schema: &Value) -> bool {
-    match schema {
-        Value::Object(map) => map.contains_key("$ref") || map.values().any(has_ref),
-        Value::Array(items) => items.iter().any(has_ref),
-        _ => false,
-    }
-}
-
-fn portability(view: &View<'_>, out: &mut Out) {
-    let schema = &view.spec.input_schema;
-    if is_plain(schema) {
-        return schema_open(view, out);
-    }
-    // The narrowest targets: OpenAI strict and Gemini `parameters`; Anthropic strict
-    // refuses nothing OpenAI strict takes but a recursive type (it inlines `$ref`s).
-    let anthropic = has_ref(schema).then_some((Target::AnthropicStrict, "Anthropic strict"));
-    for (target, dialect) in [
-        (Target::OpenAiStrict, "OpenAI strict"),
-        (Target::GeminiParameters, "Gemini parameters"),
-    ]
-    .into_iter()
-    .chain(anthropic)
-    {
-        if let Err(errors) = lower_schema(view.name, schema, target) {
-            for error in errors.into_vec() {
-                out.push(
-                    "schema-refused-by-dialect",
-                    view.name,
-                    Some(dialect.to_owned()),
-                    format!("{}: {}", error.path, error.reason),
-                );
-            }
-        }
-    }
-    schema_open(view, out);
-}
-
-fn schema_open(view: &View<'_>, out: &mut Out) {
-    let schema = &view.spec.input_schema;
-    if schema.get("additionalProperties") != Some(&Value::Bool(false)) && !view.arguments.is_empty()
-    {
-        out.push(
-            "schema-open-object",
-            view.name,
-            None,
-            "set \"additionalProperties\": false, so a misspelt argument is an error the model sees".into(),
-        );
-    }
-}
-
 fn naming(view: &View<'_>, out: &mut Out) {
     let name = view.name;
     let valid = !name.is_empty()
@@ -777,51 +455,5 @@ fn naming(view: &View<'_>, out: &mut Out) {
             None,
             format!("name it after what it does, verb first ('get_{first}', 'search_{first}')"),
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The shortcut is sound: every plain schema of the 524 MCP tools of the
-    /// description-quality set (and the plain
-    /// shapes below) lowers for every target without a refusal.
-    #[test]
-    fn a_plain_schema_lowers_for_every_target() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
-        let read = |path: &str| -> Value {
-            serde_json::from_str(&std::fs::read_to_string(root.join(path)).unwrap()).unwrap()
-        };
-        let mut schemas: Vec<Value> = read("description-quality/tools.json")["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|tool| tool["input_schema"].clone())
-            .collect();
-        schemas.push(serde_json::json!({"type": "object", "properties": {
-            "a": {"type": "string", "enum": ["x", "y"], "default": "x", "format": "date", "pattern": "^x$", "minLength": 1},
-            "b": {"type": "integer", "minimum": 0, "maximum": 9, "examples": [1]},
-            "c": {"type": "boolean", "title": "C"}
-        }, "required": ["a"], "additionalProperties": false}));
-        let mut plain = 0;
-        for schema in schemas.iter().filter(|schema| is_plain(schema)) {
-            plain += 1;
-            for target in [
-                Target::OpenAiStrict,
-                Target::OpenAi,
-                Target::AnthropicStrict,
-                Target::Anthropic,
-                Target::GeminiParameters,
-                Target::GeminiJsonSchema,
-                Target::Mcp,
-            ] {
-                assert!(
-                    lower_schema("t", schema, target).is_ok(),
-                    "{target:?} refuses {schema}"
-                );
-            }
-        }
-        assert!(plain > 300, "{plain}");
     }
 }
