@@ -230,9 +230,8 @@ pub fn evaluate(
                     (Some(expected), Some(actual)) => {
                         let schema = registry
                             .get(&case.tool)
-                            .map(|tool| tool.spec().input_schema.clone())
-                            .unwrap_or(Value::Null);
-                        arguments_match(expected, actual, &schema)
+                            .map_or(&Value::Null, |tool| &tool.spec().input_schema);
+                        arguments_match(expected, actual, schema)
                     }
                 };
             right += usize::from(ok);

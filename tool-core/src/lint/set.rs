@@ -10,7 +10,6 @@ use serde_json::Value;
 use super::Out;
 use super::view::View;
 use super::vocabulary::*;
-use super::words::mentions;
 
 /// How alike two tools must read to be one tool to a model.
 const INDISTINCT: f64 = 0.8;
@@ -260,21 +259,18 @@ fn siblings(views: &[View<'_>], out: &mut Out) {
             );
         }
         let contrasts = view.description.contains(other.name)
-            || mentions(
-                view.description,
-                &[
-                    "instead",
-                    "unlike",
-                    "rather than",
-                    "not for",
-                    "differs",
-                    "different from",
-                    "as opposed to",
-                    "whereas",
-                    "only for",
-                    "prefer",
-                ],
-            );
+            || view.normal.says(&[
+                "instead",
+                "unlike",
+                "rather than",
+                "not for",
+                "differs",
+                "different from",
+                "as opposed to",
+                "whereas",
+                "only for",
+                "prefer",
+            ]);
         if score >= NEAR && view.english && !contrasts {
             out.push(
                 "usage-sibling-contrast-missing",

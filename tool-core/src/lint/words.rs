@@ -121,11 +121,6 @@ pub(super) fn first_sentence(text: &str) -> &str {
     paragraph
 }
 
-/// Whether `text` contains any of `phrases` (lower case) as whole words.
-pub(super) fn mentions(text: &str, phrases: &[&str]) -> bool {
-    Normal::of(text).says(phrases)
-}
-
 /// A text made ready for phrase lookups once: lower case, one space between words, a
 /// space at each end; and its words, sorted, for the one-word phrases.
 pub(super) struct Normal {
@@ -221,8 +216,8 @@ mod tests {
 
     #[test]
     fn phrases_match_as_whole_words_across_punctuation() {
-        assert!(mentions("Deletes the file, permanently.", &["permanently"]));
-        assert!(!mentions("Undeleted files", &["deleted"]));
-        assert!(mentions("Use it when, and only when", &["use it when"]));
+        assert!(Normal::of("Deletes the file, permanently.").says(&["permanently"]));
+        assert!(!Normal::of("Undeleted files").says(&["deleted"]));
+        assert!(Normal::of("Use it when, and only when").says(&["use it when"]));
     }
 }

@@ -17,11 +17,6 @@ use rmcp::service::{
     RunningService, ServiceError,
 };
 
-/// How many times one request (a handshake, a list, a call) is sent again with new
-/// credentials before the server's refusal is the answer: a sign-in and two requests for
-/// more scopes.
-const MAX_RENEWALS: usize = 3;
-
 /// Where a server is.
 #[derive(Debug)]
 pub(super) enum Endpoint {
@@ -173,7 +168,7 @@ pub(super) struct Link {
     reconnecting: tokio::sync::Mutex<()>,
     generations: AtomicU64,
     /// The HTTP client holding the OAuth access token, kept across connections.
-    oauth: Tokens,
+    pub(super) oauth: Tokens,
     /// How many connections were made (the first included).
     pub(super) connections: AtomicU64,
 }
@@ -278,34 +273,6 @@ impl Link {
         }
     }
 
-    /// How many times new credentials were had; read before a request is sent, for
-    /// [`reauthorize`](Self::reauthorize).
-    pub(super) fn renewals(&self) -> u64 {
-        self.oauth.renewals()
-    }
-
-    /// New credentials after the server refused a request for want of authorization
-    /// with `challenge` (see [`auth_challenge`]), unless some were had since `seen`: the
-    /// request may then be sent again (the server did not run it). Or why there are
-    /// none.
-    async fn renew(&self, challenge: &str, seen: u64) -> Result<(), String> {
-        match &self.endpoint {
-            Endpoint::Http {
-                url,
-                oauth: Some(grant),
-                ..
-            } => self.oauth.renew(url, grant, challenge, seen).await,
-            _ => Err(format!(
-                "the server asks for authorization ({}); give the source a bearer_token, client_credentials or sign_in",
-                if challenge.is_empty() {
-                    "no challenge"
-                } else {
-                    challenge
-                }
-            )),
-        }
-    }
-
     /// Forgets connection `generation` after a call on it lost the transport: the next
     /// call connects again.
     pub(super) fn lost(&self, generation: u64) {
@@ -350,23 +317,6 @@ impl Link {
                 .await
                 .map_err(ConnectError::Auth)?;
         }
-    }
-
-    /// [`renew`](Self::renew), unless `renewed` has reached [`MAX_RENEWALS`] (then the
-    /// refusal is the answer); counts one up.
-    pub(super) async fn renew_at_most(
-        &self,
-        renewed: &mut usize,
-        challenge: &str,
-        seen: u64,
-    ) -> Result<(), String> {
-        if *renewed == MAX_RENEWALS {
-            return Err(format!(
-                "the server still refuses after {MAX_RENEWALS} new credentials ({challenge})"
-            ));
-        }
-        *renewed += 1;
-        self.renew(challenge, seen).await
     }
 
     /// One handshake: its error kept whole (it may carry an authorization challenge).
@@ -522,14 +472,6 @@ pub(super) fn never_sent(error: &ServiceError) -> bool {
         source = current.source();
     }
     false
-}
-
-/// The server's `WWW-Authenticate` challenge when it refused a request for want of
-/// authorization (`401`, or `403` asking for more scopes); empty when it sent none.
-pub(super) fn auth_challenge(error: &ServiceError) -> Option<&str> {
-    error
-        .auth_challenge()
-        .or(error.is_authorization_required().then_some(""))
 }
 
 /// Whether `error` means the connection is gone (so the next call reconnects).

@@ -57,6 +57,7 @@ mod credentials;
 mod import;
 mod link;
 mod remote;
+mod renewal;
 mod shared;
 mod source;
 

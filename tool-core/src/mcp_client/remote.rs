@@ -242,7 +242,7 @@ impl RemoteTool {
             };
             // Refused for want of authorization: nothing ran. With new credentials (a
             // new token, the person signed in, more scopes), the same call once more.
-            if let Some(challenge) = link::auth_challenge(&error) {
+            if let Some(challenge) = super::renewal::auth_challenge(&error) {
                 match source
                     .link
                     .renew_at_most(&mut renewed, challenge, seen)

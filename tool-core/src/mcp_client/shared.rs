@@ -56,7 +56,7 @@ pub(super) async fn list(link: &Link) -> Result<Vec<rmcp::model::Tool>, ConnectE
             Ok(tools) => return Ok(tools),
             Err(error) => error,
         };
-        let Some(challenge) = super::link::auth_challenge(&error) else {
+        let Some(challenge) = super::renewal::auth_challenge(&error) else {
             return Err(ConnectError::List(super::link::with_causes(&error)));
         };
         link.renew_at_most(&mut renewed, challenge, seen)
