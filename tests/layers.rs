@@ -62,6 +62,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "what runs calls itself: programs, servers, other servers' tools",
         &["code", "mcp", "mcp_client"],
     ),
+    ("inside other agent frameworks", &["frameworks"]),
 ];
 
 fn source_root() -> PathBuf {

@@ -20,6 +20,13 @@ mod error;
 pub mod eval;
 mod event;
 pub mod feedback;
+#[cfg(any(
+    feature = "rig",
+    feature = "async-openai",
+    feature = "genai",
+    feature = "swiftide"
+))]
+pub mod frameworks;
 pub mod idempotency;
 pub mod lint;
 #[cfg(feature = "mcp")]

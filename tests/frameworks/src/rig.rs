@@ -1,0 +1,148 @@
+//! rig: the agent's own loop, rig's scripted completion model.
+
+use rig_agent::AgentBuilder;
+use rig_core::message::{Message, ToolResultContent, UserContent};
+use rig_core::test_utils::{MockCompletionModel, MockTurn};
+use rig_core::tool::ToolContext;
+use toolwright::approval::ApprovalDecision;
+use toolwright::frameworks::rig::{AgentBuilderExt as _, RigTools};
+
+use crate::{SCRIPT, assert_model_read, context, registry};
+
+/// The tool results in a request's history, as (text, is_error), in order.
+fn tool_results(history: &[Message]) -> Vec<(String, bool)> {
+    let mut results = Vec::new();
+    for message in history {
+        if let Message::User { content } = message {
+            for part in content {
+                if let UserContent::ToolResult(result) = part {
+                    let text: Vec<String> = result
+                        .content
+                        .iter()
+                        .map(|content| match content {
+                            ToolResultContent::Text(text) => text.text.clone(),
+                            other => format!("{other:?}"),
+                        })
+                        .collect();
+                    results.push((text.concat(), result.is_error));
+                }
+            }
+        }
+    }
+    results
+}
+
+#[tokio::test]
+async fn a_rig_agent_runs_the_registry_s_tools() {
+    let registry = registry();
+    let (ctx, deleted) = context();
+    let mut turns: Vec<MockTurn> = SCRIPT
+        .iter()
+        .map(|(id, name, arguments)| {
+            MockTurn::tool_call(*id, *name, serde_json::from_str(arguments).unwrap())
+        })
+        .collect();
+    turns.push(MockTurn::text("done"));
+    let model = MockCompletionModel::from_turns(turns);
+    // The user's side: one call on the builder.
+    let tools = RigTools::new(registry.clone());
+    let agent = AgentBuilder::new(model.clone()).toolwright(&tools).build();
+
+    // The run's context reaches the tools through rig's tool context.
+    let run_context = ToolContext::new().with_scope(ctx.clone());
+    let response = agent
+        .prompt("add, then clean up")
+        .max_turns(10)
+        .tool_context(run_context)
+        .await
+        .expect("the run completes: every call was answered");
+    assert_eq!(response.output(), "done");
+
+    let requests = model.requests();
+    let offered: Vec<String> = requests[0]
+        .tools
+        .iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    assert_eq!(offered, ["add", "delete_file"]);
+    let read = tool_results(&requests.last().unwrap().chat_history);
+    let (texts, errors): (Vec<String>, Vec<bool>) = read.into_iter().unzip();
+    assert_model_read(&texts);
+    assert_eq!(errors, [false, true, false, true, true]);
+
+    // Nothing ran without approval; the ticket waits for the host.
+    assert_eq!(deleted.count(), 0);
+    let tickets = tools.approvals().take();
+    assert_eq!(tickets.len(), 1);
+    assert_eq!(tickets[0].tool, "delete_file");
+    let approved = registry
+        .resume(
+            &ctx,
+            &tickets[0],
+            ApprovalDecision::Approve {
+                digest: tickets[0].digest.clone(),
+            },
+        )
+        .await;
+    assert_eq!(approved.for_model(), "deleted notes.txt");
+    assert_eq!(deleted.count(), 1);
+}
+
+#[tokio::test]
+async fn an_error_reaches_rig_with_its_kind_and_retryability() {
+    let registry = registry();
+    let (ctx, _) = context();
+    let tools = RigTools::new(registry).with_context(ctx);
+    let add = tools
+        .tools()
+        .unwrap()
+        .into_iter()
+        .find(|tool| tool.name().as_str() == "add")
+        .unwrap();
+    let error = add
+        .execute(serde_json::json!({"a": "two"}))
+        .await
+        .expect_err("invalid arguments fail");
+    assert_eq!(error.code(), Some("invalid_arguments"));
+    assert!(
+        error.message().contains("missing required field 'b'"),
+        "{}",
+        error.message()
+    );
+    // rig has no reader for the kind or the retryable flag: its wire form shows them.
+    let wire = serde_json::to_value(&error).unwrap();
+    assert_eq!(wire["kind"], "invalid_args", "{wire}");
+    assert_eq!(wire["retryable"], true);
+}
+
+#[tokio::test]
+async fn a_denied_call_is_a_refusal_in_rig() {
+    use toolwright::ToolSettings;
+    use toolwright::policy::Decision;
+    let registry = std::sync::Arc::new(
+        toolwright::Registry::builder()
+            .with(crate::Add)
+            .defaults(
+                ToolSettings::new().policy(|_: &toolwright::policy::PolicyRequest<'_>| {
+                    Decision::deny("adding is switched off today")
+                }),
+            )
+            .build()
+            .unwrap(),
+    );
+    let tools = RigTools::new(registry);
+    let add = tools.tools().unwrap().remove(0);
+    let error = add
+        .execute(serde_json::json!({"a": 1, "b": 2}))
+        .await
+        .expect_err("the policy denies");
+    let wire = serde_json::to_value(&error).unwrap();
+    assert_eq!(wire["kind"], "permission_denied", "{wire}");
+    assert_eq!(wire["refusal"], true);
+    assert_eq!(wire["retryable"], false);
+    assert!(
+        error.message().contains("switched off today"),
+        "{}",
+        error.message()
+    );
+}
