@@ -49,7 +49,7 @@
 //! - `--max-connections N`, `--max-in-flight N`, `--header-timeout-ms N`,
 //!   `--body-timeout-ms N`, `--idle-timeout-ms N`, `--write-timeout-ms N`,
 //!   `--shutdown-grace-ms N`: the HTTP
-//!   limits (`toolwright::mcp::HttpLimits`; defaults in the README).
+//!   limits (`toolwright::mcp::HttpLimits`; defaults in `toolwright::guide::mcp`).
 //!
 //! SIGTERM or Ctrl-C stops it gracefully: no new requests, calls in flight finish within
 //! the grace period, those still running get a shutdown error.

@@ -1,8 +1,7 @@
-// The crate documentation is the README: the quickstart, the guide to dispatching calls,
-// effects, provider dialects and MCP, and the reference tables for the attributes, the
-// supported types and the effect classes. Its Rust code blocks are compiled and run as
-// doctests, so what it shows works.
-#![doc = include_str!("../README.md")]
+// The crate documentation: a front page (lib.md) that leads to guide modules (a task
+// each) and reference modules (the tables), each a Markdown file beside this one. Every
+// Rust block in them is a doctest, and so is every block of the README.
+#![doc = include_str!("lib.md")]
 #![deny(missing_docs)]
 
 pub use toolwright_core::{
@@ -211,16 +210,53 @@ pub mod search {
     };
 }
 
-/// Turns a function into a tool: see the crate docs and the README's attribute reference.
-pub use toolwright_macros::tool;
-
-/// Turns the `#[tool]` methods of an `impl Service` block into tools sharing one service
-/// value: see the README's "Toolsets".
-pub use toolwright_macros::toolset;
-
-/// Derives [`ToolSchema`](trait@ToolSchema) for a struct or an enum, following its serde
-/// attributes.
-pub use toolwright_macros::ToolSchema;
+// The macros' documentation (the attribute reference) is on the macros themselves, in
+// tool-macros/docs/, where an editor's hover finds it; rustdoc shows it here too.
+pub use toolwright_macros::{ToolSchema, tool, toolset};
 
 #[doc(hidden)]
 pub use toolwright_core::private as __private;
+
+/// Guides, a task each: read the first one, then the ones your agent needs.
+pub mod guide {
+    #[doc = include_str!("guide/getting_started.md")]
+    pub mod getting_started {}
+    #[doc = include_str!("guide/effects.md")]
+    pub mod effects {}
+    #[doc = include_str!("guide/stores.md")]
+    pub mod stores {}
+    #[doc = include_str!("guide/mcp.md")]
+    pub mod mcp {}
+    #[doc = include_str!("guide/mcp_client.md")]
+    pub mod mcp_client {}
+    #[doc = include_str!("guide/search.md")]
+    pub mod search {}
+    #[doc = include_str!("guide/code_mode.md")]
+    pub mod code_mode {}
+    #[doc = include_str!("guide/frameworks.md")]
+    pub mod frameworks {}
+    #[doc = include_str!("guide/descriptions.md")]
+    pub mod descriptions {}
+    #[doc = include_str!("guide/observability.md")]
+    pub mod observability {}
+    #[doc = include_str!("guide/coding_agent.md")]
+    pub mod coding_agent {}
+}
+
+/// Reference: the attributes, the supported types, the dialects and the errors.
+pub mod reference {
+    #[doc = include_str!("reference/attributes.md")]
+    pub mod attributes {}
+    #[doc = include_str!("reference/types.md")]
+    pub mod types {}
+    #[doc = include_str!("reference/dialects.md")]
+    pub mod dialects {}
+    #[doc = include_str!("reference/errors.md")]
+    pub mod errors {}
+}
+
+/// The README's examples, compiled and run as doctests (they use the `mcp` and `code`
+/// features).
+#[cfg(all(doctest, feature = "mcp", feature = "code"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -340,6 +340,7 @@ fn lowered_schema(definition: &Value, dialect: toolwright::Dialect) -> Option<Va
         Dialect::GeminiJsonSchema => &definition["parametersJsonSchema"],
         Dialect::Mcp => &definition["inputSchema"],
         Dialect::GeminiParameters => return None,
+        other => panic!("a dialect this test does not know: {other:?}"),
     };
     Some(schema.clone())
 }

@@ -385,12 +385,10 @@ const HOSTILE: &[Hostile] = &[
 
 #[test]
 fn hostile_programs_are_refused_or_harmless() {
-    let limits = CodeLimits {
-        tool_calls: 10,
-        cpu_time: std::time::Duration::from_millis(300),
-        printed_bytes: 5_000,
-        ..CodeLimits::default()
-    };
+    let limits = CodeLimits::default()
+        .tool_calls(10)
+        .cpu_time(std::time::Duration::from_millis(300))
+        .printed_bytes(5_000);
     let (registry, seen) = registry(limits);
     let mut failures = Vec::new();
     for (n, case) in HOSTILE.iter().enumerate() {

@@ -49,6 +49,7 @@ fn lowered_schema(definition: &Value, dialect: Dialect) -> Value {
             .unwrap_or(json!({"type": "object"})),
         Dialect::GeminiJsonSchema => definition["parametersJsonSchema"].clone(),
         Dialect::Mcp => definition["inputSchema"].clone(),
+        other => panic!("a dialect this test does not know: {other:?}"),
     }
 }
 

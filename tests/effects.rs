@@ -500,6 +500,7 @@ fn recorder() -> (
         let line = match event {
             Event::Started { call_id, .. } => format!("start {call_id}"),
             Event::Finished { call_id, .. } => format!("end {call_id}"),
+            other => format!("{other:?}"),
         };
         sink.lock().unwrap().push(line);
     };

@@ -228,7 +228,7 @@ fn the_example_rewrites_two_descriptions_and_their_recall_rises() {
         .unwrap()
         .join("examples/pick_eval");
     if !example.exists() {
-        // Built by a plain `cargo test` (the README's command), not by `--test suite`.
+        // Built by a plain `cargo test` (the test command), not by `--test suite`.
         eprintln!(
             "{} is not built: run `cargo test` without --test",
             example.display()

@@ -624,7 +624,7 @@ fn addresses_agree_with_std() {
     agrees::<IpAddr>(&["127.0.0.1", "2001:db8::7"], alphabet);
 }
 
-/// What the README's table says each parser reads beyond the schema: true of the parser,
+/// What the supported-types table (`reference::types`) says each parser reads beyond the schema: true of the parser,
 /// refused by the validator.
 #[test]
 fn the_parsers_read_more_than_the_schema_shows() {

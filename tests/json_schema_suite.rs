@@ -281,10 +281,7 @@ fn official_suite() {
             &mut tally,
         );
     }
-    let asserting = Options {
-        assert_formats: true,
-        ..Options::SPECIFICATION
-    };
+    let asserting = Options::SPECIFICATION.assert_formats(true);
     for file in FORMAT_FILES {
         run_file(
             &dir,

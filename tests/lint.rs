@@ -304,7 +304,7 @@ fn the_rule_table_in_the_docs_is_the_rules() {
     assert_eq!(table, rendered, "tool-core/src/lint/rules.md is stale");
 }
 
-/// The project's own example tools (every one the README and the examples show) hold to
+/// The project's own example tools (every one the docs and the examples show) hold to
 /// the committed baseline, `tests/lint-baseline.txt`, which may only shrink.
 #[test]
 fn the_example_tools_hold_to_their_baseline() {

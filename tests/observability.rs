@@ -335,12 +335,10 @@ fn every_call_is_a_span_by_the_genai_conventions_with_toolwrights_attributes() {
     }
 
     // Opted in, through the redaction hook and cut to size.
-    let telemetry = Telemetry {
-        max_recorded_bytes: 40,
-        ..Telemetry::default()
-    }
-    .with_contents()
-    .with_redaction(|text| text.replace("s3cret", "[redacted]"));
+    let telemetry = Telemetry::default()
+        .max_recorded_bytes(40)
+        .with_contents()
+        .with_redaction(|text| text.replace("s3cret", "[redacted]"));
     let open = Registry::builder()
         .with(Greet)
         .with_telemetry(telemetry)

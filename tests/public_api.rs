@@ -68,10 +68,11 @@ fn one_line(item: Item) -> String {
     line
 }
 
-/// Keeps only `#[derive(...)]`: what a type implements is API, docs and serde's wire
-/// details are reviewed elsewhere (the schema snapshots).
+/// Keeps only `#[derive(...)]` and `#[non_exhaustive]`: what a type implements and
+/// whether it may grow are API; docs and serde's wire details are reviewed elsewhere
+/// (the schema snapshots).
 fn strip(attrs: &mut Vec<Attribute>) {
-    attrs.retain(|attr| attr.path().is_ident("derive"));
+    attrs.retain(|attr| attr.path().is_ident("derive") || attr.path().is_ident("non_exhaustive"));
 }
 
 /// Whether a type of this name is declared `pub` anywhere in toolwright-core (outside
@@ -151,6 +152,12 @@ fn list_items(path: &str, dir: &Path, items: Vec<Item>, out: &mut Vec<String>) {
         .collect();
     for item in items {
         match item {
+            // A settings struct's builder methods, one per field (`setters!` in lib.rs).
+            Item::Macro(invocation) if invocation.mac.path.is_ident("setters") => {
+                let tokens = invocation.mac.tokens.to_string();
+                let tokens = tokens.split_whitespace().collect::<Vec<_>>().join(" ");
+                out.push(format!("{path}: setters!({tokens})"));
+            }
             Item::Mod(module) => {
                 // `pub(crate)` modules are internal; private ones may be re-exported.
                 if hidden(&module.attrs) || matches!(module.vis, Visibility::Restricted(_)) {

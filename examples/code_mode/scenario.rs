@@ -221,10 +221,9 @@ pub async fn measure(mode: &str, tool: &str, n: usize) {
     let registry = Registry::builder()
         .with(Invoices)
         .with(OverdueCount)
-        .with_code_mode(CodeMode::new().limits(toolwright::code::CodeLimits {
-            tool_calls: 10_000,
-            ..Default::default()
-        }))
+        .with_code_mode(
+            CodeMode::new().limits(toolwright::code::CodeLimits::default().tool_calls(10_000)),
+        )
         .build()
         .expect("the measuring registry builds");
     let (registry, ctx) = (&registry, &Context::new());

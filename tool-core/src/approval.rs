@@ -25,6 +25,7 @@ use crate::idempotency::{hex, write_canonical, write_json_string};
 /// [`Registry::resume`](crate::registry::Registry::resume). Every field is covered by the
 /// signature: change one and the ticket is refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ApprovalTicket {
     /// The call's id.
     pub call_id: String,
@@ -57,6 +58,7 @@ pub struct ApprovalTicket {
 /// A person's answer to a ticket. Each names the digest it answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "decision", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ApprovalDecision {
     /// Run the call as it is.
     Approve {

@@ -154,6 +154,7 @@ impl ToolCall {
 
 /// The result of one call: the full outcome for the harness, and what the model reads.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ToolResult {
     /// The id of the call this answers.
     pub call_id: String,
@@ -220,6 +221,7 @@ pub(crate) fn own_text(outcome: &ToolOutcome) -> &str {
 
 /// What a dry run found: every check, and what the call would do.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct DryRun {
     /// The call's id.
     pub call_id: String,
@@ -234,6 +236,7 @@ pub struct DryRun {
 /// The outcome of a dry run's checks.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum DryRunVerdict {
     /// Every check passes; the call would do this.
     WouldRun {

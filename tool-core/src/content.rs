@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 /// non-text block is a one-line placeholder naming its type and size.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ContentBlock {
     /// Text the model reads.
     Text {
@@ -49,6 +50,7 @@ pub enum ContentBlock {
 /// A resource embedded in a result: its URI, media type, and text or bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct EmbeddedResource {
     /// Where the resource lives, like `file:///notes/today.md`.
     pub uri: String,

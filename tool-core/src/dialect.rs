@@ -6,6 +6,7 @@ use crate::schema::lower::Target;
 /// How tool definitions are sent: the provider API and, where it has one, its strict
 /// mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Dialect {
     /// OpenAI Chat Completions `tools[]`; `strict` is always sent explicitly.
     OpenAiChat {

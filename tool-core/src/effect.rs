@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// A tool that declares no effect is treated as [`Effect::External`], the riskiest class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Effect {
     /// Changes nothing.
     ReadOnly,
@@ -27,7 +28,7 @@ impl Effect {
     /// The class a tool gets when it declares none.
     pub const RISKIEST: Effect = Effect::External;
 
-    /// Every class, in the order of the table in the README.
+    /// Every class, in the order of the effect table (`toolwright::guide::effects`).
     pub const ALL: [Effect; 5] = [
         Effect::ReadOnly,
         Effect::Write,
@@ -79,6 +80,7 @@ impl std::fmt::Display for Effect {
 /// `openWorldHint`), derived from the effect class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Annotations {
     /// The tool changes nothing.
     pub read_only_hint: bool,

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 /// failure it was and what may help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The arguments do not match the tool's schema; the problems say where.
     InvalidArguments,
@@ -81,6 +82,7 @@ impl fmt::Display for ErrorKind {
 /// One problem with a call's arguments: where it is (a JSON path such as
 /// `$.currency`), and what was wrong.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Problem {
     /// JSON path of the offending value; `$` is the arguments object.
     pub path: String,
@@ -124,6 +126,7 @@ impl fmt::Display for Problem {
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolError {
     /// The category.
     #[serde(rename = "error")]

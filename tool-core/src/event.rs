@@ -6,6 +6,7 @@ use serde::Serialize;
 /// A tool started or finished (in a batch, or a single dispatch).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Event {
     /// A tool started running.
     Started {

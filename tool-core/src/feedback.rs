@@ -38,6 +38,7 @@ use std::task::{Context, Poll};
 
 /// How much a log message matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Level {
     /// Detail for debugging.
     Debug,
@@ -51,6 +52,7 @@ pub enum Level {
 
 /// One message from a running tool.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Feedback {
     /// How far the work has come.
     Progress {

@@ -5,6 +5,23 @@
 
 #![deny(missing_docs)]
 
+/// A builder method per field of a settings struct that is `#[non_exhaustive]` (so it can
+/// gain settings without breaking anyone): `limits.tool_calls(20)` sets `tool_calls`.
+macro_rules! setters {
+    ($ty:ty { $($field:ident: $t:ty),* $(,)? }) => {
+        impl $ty {
+            $(
+                #[doc = concat!("Sets [`", stringify!($field), "`](Self::", stringify!($field), ").")]
+                #[must_use]
+                pub fn $field(mut self, value: $t) -> Self {
+                    self.$field = value;
+                    self
+                }
+            )*
+        }
+    };
+}
+
 pub mod approval;
 mod arguments;
 mod call;

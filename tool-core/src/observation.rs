@@ -17,6 +17,7 @@ use serde::Serialize;
 /// }
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Observation<T> {
     /// The full result.
     pub data: T,

@@ -36,6 +36,7 @@ impl Default for OutputBudget {
 
 /// What a result's model view left out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Truncation {
     /// What was cut, in words: "1,220 lines" or "30 of 50 items from $.hits".
     pub cut: String,

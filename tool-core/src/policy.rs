@@ -29,6 +29,7 @@ impl Caller {
 
 /// What a policy decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Decision {
     /// Run the call.
     Allow,

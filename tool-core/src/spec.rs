@@ -55,6 +55,7 @@ pub struct ToolSpec {
 /// dispatcher enforces it on every call, not only in what each caller is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Callers {
     /// Not declared: a read-only tool is offered to both, every other tool only to the
     /// model directly, so a program can reach a tool with side effects only once its
@@ -72,6 +73,7 @@ pub enum Callers {
 
 /// Where a call comes from, for [`Callers`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Via {
     /// The model's own tool call.
     #[default]
@@ -103,6 +105,7 @@ impl Callers {
 /// What calling a tool twice with the same arguments does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Idempotence {
     /// Not declared: a read-only tool is idempotent; a tool with side effects is not
     /// assumed to be, and is not retried.

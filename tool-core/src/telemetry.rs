@@ -39,6 +39,7 @@ use crate::tool::Tool;
 /// What the call spans record beyond the conventions' required attributes. Nothing that
 /// carries the model's or the tool's data is recorded unless asked for.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct Telemetry {
     /// Record `gen_ai.tool.description` (off by default: it is long, and the same on
     /// every call).
@@ -53,6 +54,13 @@ pub struct Telemetry {
     /// Applied to arguments and results before they are recorded (redact secrets).
     pub redact: Option<Redact>,
 }
+
+setters!(Telemetry {
+    record_description: bool,
+    record_arguments: bool,
+    record_results: bool,
+    max_recorded_bytes: usize,
+});
 
 /// A function applied to recorded text (see [`Telemetry::redact`]).
 pub type Redact = Arc<dyn Fn(&str) -> String + Send + Sync>;

@@ -358,6 +358,7 @@ impl<'a> From<&'a Value> for Arguments<'a> {
 /// What a tool returned, as the model will read it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ToolOutput {
     /// Text, sent as is (a tool that returns `String`).
     Text(String),

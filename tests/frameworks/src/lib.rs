@@ -187,8 +187,8 @@ pub fn tool_messages(body: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// The README's section "In your framework", whose examples are compiled here as
-/// doctests (build.rs takes them out of the README).
+/// The frameworks guide (`toolwright::guide::frameworks`), whose examples are compiled
+/// here as doctests (build.rs un-ignores them).
 #[cfg(doctest)]
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/frameworks.md"))]
-pub struct ReadmeFrameworks;
+pub struct FrameworksGuide;

@@ -47,7 +47,7 @@ use run::{Origin, Run};
 ///
 /// let registry = Registry::builder()
 ///     .with(InvoiceAmount)
-///     .with_code_mode(CodeMode::new().limits(CodeLimits { tool_calls: 20, ..CodeLimits::default() }))
+///     .with_code_mode(CodeMode::new().limits(CodeLimits::default().tool_calls(20)))
 ///     .build()
 ///     .unwrap();
 /// assert!(registry.get("run_code").unwrap().spec().description.contains("async def invoice_amount(id: str) -> int:"));
@@ -61,6 +61,7 @@ pub struct CodeMode {
 /// What one program may use. Reaching a limit ends the program with an error that names
 /// the limit; the calls it made before stay made.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CodeLimits {
     /// Wall time of the whole run, the tools' calls included (default 60 s): the
     /// `run_code` tool's time limit.
@@ -83,6 +84,16 @@ pub struct CodeLimits {
     /// What the program returns is bounded by the tool's output budget, as any result.
     pub printed_bytes: usize,
 }
+
+setters!(CodeLimits {
+    wall_time: Duration,
+    cpu_time: Duration,
+    memory: usize,
+    recursion_depth: usize,
+    tool_calls: usize,
+    program_bytes: usize,
+    printed_bytes: usize,
+});
 
 impl Default for CodeLimits {
     fn default() -> Self {

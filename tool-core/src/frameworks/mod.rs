@@ -95,6 +95,7 @@ pub(crate) fn offered(
 /// tickets, for the host) and the framework's messages that carry them back to the
 /// model, one per call, in the calls' order.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Answered<M> {
     /// Every call's result. A call that waits for approval has its ticket here.
     pub results: Vec<ToolResult>,

@@ -43,6 +43,7 @@ pub use baseline::{BASELINE_ENV, check_baseline};
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Severity {
     /// A model will likely choose or call the tool wrongly, or be misled by it.
     Error,
@@ -66,6 +67,7 @@ impl Severity {
 /// The quality dimension a rule belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Group {
     /// What the tool does, said plainly.
     PurposeClarity,

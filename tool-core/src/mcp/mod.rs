@@ -118,6 +118,7 @@ pub struct McpServer {
 
 /// Why a registry cannot be served.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum SetupError {
     /// A tool needs a `#[ctx]` value the context does not hold.
     MissingContext(MissingContext),

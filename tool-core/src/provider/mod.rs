@@ -226,6 +226,7 @@ pub(crate) enum Listing {
 
 /// A provider response that does not have the documented shape.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParseError {
     /// What was expected where.
     pub message: String,
@@ -314,6 +315,7 @@ pub fn render_results(dialect: Dialect, results: &[ToolResult]) -> Vec<Value> {
 
 /// How the model may use the tools on its next turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ToolChoice {
     /// The model decides.
     Auto,

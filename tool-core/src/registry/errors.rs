@@ -6,6 +6,7 @@ use std::fmt;
 
 /// A tool that cannot join a registry.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RegistryError {
     /// Another tool already has this name.
     DuplicateName {

@@ -149,6 +149,7 @@ pub(crate) type Builtin =
 
 /// Context values the registry's tools need and the context lacks.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct MissingContext {
     /// `(tool, type)` for each missing value.
     pub missing: Vec<(String, &'static str)>,

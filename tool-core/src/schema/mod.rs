@@ -28,14 +28,14 @@ pub use std_impls::MapKey;
 
 /// A type that can be a tool argument: it knows its own JSON Schema.
 ///
-/// Implemented for the std types in the README's table and derived for your own types
+/// Implemented for the std types in `toolwright::reference::types` and derived for your own types
 /// with `#[derive(ToolSchema)]` (which reads serde's attributes, so the schema matches how
 /// the value deserializes).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool argument: it has no JSON Schema",
     label = "`{Self}` does not implement `ToolSchema`",
     note = "for a type of yours, derive it: `#[derive(serde::Deserialize, toolwright::ToolSchema)]`",
-    note = "for another crate's type, turn on toolwright's feature for that crate if it has one (`chrono`, `jiff`, `uuid`, `url`, `rust_decimal`, `semver`, `indexmap`, `smallvec`, `arrayvec`, `ordered-float`), or give the argument a schema with `#[arg(schema_with = path)]` or `#[arg(schema_as = Type)]`, or wrap the type in a newtype of yours that derives it (see \"Supported types\" in the toolwright README)"
+    note = "for another crate's type, turn on toolwright's feature for that crate if it has one (`chrono`, `jiff`, `uuid`, `url`, `rust_decimal`, `semver`, `indexmap`, `smallvec`, `arrayvec`, `ordered-float`), or give the argument a schema with `#[arg(schema_with = path)]` or `#[arg(schema_as = Type)]`, or wrap the type in a newtype of yours that derives it (see `toolwright::reference::types`)"
 )]
 pub trait ToolSchema {
     /// The schema of this type. Use `generator` for the schemas of inner types, so that

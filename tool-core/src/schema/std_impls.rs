@@ -1,4 +1,4 @@
-//! `ToolSchema` for the std types (see the README's supported-types table).
+//! `ToolSchema` for the std types (the table: `toolwright::reference::types`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::num::{NonZeroU8, NonZeroU16, NonZeroU32, NonZeroU64, NonZeroUsize};

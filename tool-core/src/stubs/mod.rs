@@ -75,6 +75,7 @@ pub struct Stubs {
 /// A place where a schema says more than the stub's type can, and the stub uses the
 /// nearest sound type with a comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Loose {
     /// The tool.
     pub tool: String,

@@ -28,6 +28,7 @@ use json::{Shown, is_integer, json_eq, message, show, type_name};
 
 /// How to read the schema.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct Options {
     /// `integer` means what serde accepts for Rust integers: a literal without fraction
     /// or exponent that fits `i64` or `u64` (`1.0` is not an integer). Off, `integer`
@@ -38,6 +39,11 @@ pub struct Options {
     /// local-time). Off, it is an annotation.
     pub assert_formats: bool,
 }
+
+setters!(Options {
+    strict_integers: bool,
+    assert_formats: bool,
+});
 
 impl Options {
     /// JSON Schema 2020-12 as the specification reads: formats are annotations.

@@ -56,6 +56,7 @@ pub trait Authenticator: Send + Sync + 'static {
 
 /// Why a token was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AuthError {
     /// The token is not valid here (bad signature, expired, another audience or
     /// issuer, unknown): 401 with `error="invalid_token"`.

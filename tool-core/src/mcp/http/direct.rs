@@ -2,8 +2,7 @@
 //! the request is read once into borrowed parts, dispatched and written back as one JSON
 //! body. rmcp answers the same request by reading the body through its untagged message
 //! enums, serializing it again to check the standard headers, and spawning a task and a
-//! channel per request; that is most of the time such a request takes (see README,
-//! "Performance").
+//! channel per request; that is most of the time such a request takes (PERFORMANCE.md).
 //!
 //! Only the plainest request takes this way: every check rmcp makes is either made
 //! here the same way or, where the request needs anything more (a session, a progress

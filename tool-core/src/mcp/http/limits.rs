@@ -21,6 +21,7 @@ use std::time::Duration;
 /// longest is closed to make room for a new one: clients that connect and send nothing
 /// cannot lock others out. A connection serving a request is never closed for room.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HttpLimits {
     /// From a connection's accept to the end of its first request's head: 10 s.
     pub header_read_timeout: Duration,
@@ -45,6 +46,17 @@ pub struct HttpLimits {
     /// running then are answered with a shutdown error: 10 s.
     pub shutdown_grace: Duration,
 }
+
+setters!(HttpLimits {
+    header_read_timeout: Duration,
+    body_read_timeout: Duration,
+    idle_timeout: Duration,
+    write_timeout: Duration,
+    max_connections: usize,
+    max_in_flight: usize,
+    retry_after: Duration,
+    shutdown_grace: Duration,
+});
 
 impl Default for HttpLimits {
     fn default() -> Self {

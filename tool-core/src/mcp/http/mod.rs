@@ -49,7 +49,7 @@ pub(crate) const HTTP_PATH: &str = "/mcp";
 ///
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
 /// HttpServer::new(server)
-///     .with_limits(HttpLimits { max_in_flight: 256, ..HttpLimits::default() })
+///     .with_limits(HttpLimits::default().max_in_flight(256))
 ///     .serve_until(listener, shutdown_signal())
 ///     .await
 /// # }

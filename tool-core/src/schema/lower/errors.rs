@@ -9,6 +9,7 @@ use super::Target;
 
 /// A construct a target cannot express.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct LoweringError {
     /// The tool.
     pub tool: String,

@@ -42,6 +42,7 @@ pub(crate) fn encodings(target: Target) -> (bool, bool) {
 /// A target a tool definition is lowered for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Target {
     /// OpenAI (Chat Completions and Responses) with `strict: true`: the Structured
     /// Outputs subset.

@@ -265,11 +265,12 @@ mod tests {
         ANTHROPIC_STRICT, GEMINI_PARAMETERS, MCP, Nulls, OPENAI_STRICT, Objects, Refs, Rules,
     };
 
-    /// The README's dialect table tells users what each target changes; these `Rules` tell
-    /// the code. Every rule of a rewritten target must be stated in its row.
+    /// The dialect reference's table (`toolwright::reference::dialects`) tells users what
+    /// each target changes; these `Rules` tell the code. Every rule of a rewritten target
+    /// must be stated in its row.
     #[test]
-    fn the_readme_table_states_every_rule() {
-        let readme = include_str!("../../../../README.md");
+    fn the_dialect_reference_states_every_rule() {
+        let readme = include_str!("../../../../src/reference/dialects.md");
         let targets: [(&str, &Rules); 4] = [
             (
                 "`OpenAiChat` / `OpenAiResponses { strict: true }`",
@@ -283,11 +284,11 @@ mod tests {
             let row = readme
                 .lines()
                 .find(|line| line.starts_with(&format!("| {label}")))
-                .unwrap_or_else(|| panic!("the README's dialect table has no row {label}"));
+                .unwrap_or_else(|| panic!("the dialect reference's table has no row {label}"));
             let says = |text: &str| {
                 assert!(
                     row.contains(text),
-                    "the README row {label} does not say {text:?}"
+                    "the dialect reference's row {label} does not say {text:?}"
                 );
             };
             for keyword in rules.unsupported {
