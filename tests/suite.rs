@@ -28,6 +28,7 @@ mod derive_schemas;
 mod dialects;
 mod dispatch;
 mod dispatch_fuzz;
+mod docs;
 mod effects;
 #[cfg(feature = "embed")]
 mod embedding;
