@@ -139,7 +139,7 @@ mod by_meaning {
     ];
 
     pub fn side_by_side() {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/test/embedding-model");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/test/embedding-model");
         let fetched = Command::new(&script)
             .output()
             .expect("scripts/test/embedding-model runs");
@@ -150,7 +150,7 @@ mod by_meaning {
         let directory = String::from_utf8(fetched.stdout).expect("a path");
         let embedder = BertEmbedder::load(directory.trim()).expect("the model loads");
         let specs = super::catalog::catalog();
-        let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/catalog.vectors");
+        let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/catalog.vectors");
         let words = super::catalog::registry_of(&specs, 1).build().unwrap();
         let embedder = std::sync::Arc::new(embedder);
         let saved = ToolVectors::load(&cache).unwrap_or_default();

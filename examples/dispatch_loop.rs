@@ -3,8 +3,8 @@
 //! criterion's times are not):
 //!
 //! ```sh
-//! cargo run --release --example dispatch_loop -- toolwright 10000
-//! cargo run --release --example dispatch_loop -- hand-written 10000
+//! cargo run --release --example dispatch_loop --features dispatch_loop -- toolwright 10000
+//! cargo run --release --example dispatch_loop --features dispatch_loop -- hand-written 10000
 //! ```
 //!
 //! The call is the criterion benchmark's (`benches/dispatch.rs`): `book_room` with
@@ -18,8 +18,8 @@
 //! Memory (resident set, from `/proc/self/status`):
 //!
 //! ```sh
-//! cargo run --release --example dispatch_loop -- catalog 10000  # a 10,000-tool registry
-//! cargo run --release --example dispatch_loop -- batch 1000     # 1,000 async calls at once
+//! cargo run --release --example dispatch_loop --features dispatch_loop -- catalog 10000  # a 10,000-tool registry
+//! cargo run --release --example dispatch_loop --features dispatch_loop -- batch 1000     # 1,000 async calls at once
 //! ```
 
 #[path = "../benches/support/book_room.rs"]

@@ -5,8 +5,8 @@
 //! measured side by side with the same client.
 //!
 //! ```sh
-//! cargo run --release --example mcp_bench --features mcp -- toolwright 127.0.0.1:8801
-//! cargo run --release --example mcp_bench --features mcp -- rmcp 127.0.0.1:8802
+//! cargo run --release --example mcp_bench --features mcp_bench -- toolwright 127.0.0.1:8801
+//! cargo run --release --example mcp_bench --features mcp_bench -- rmcp 127.0.0.1:8802
 //! ```
 
 use std::sync::Arc;

@@ -9,7 +9,7 @@
 //!
 //! ```sh
 //! MCP_CONFORMANCE_SCENARIO=tools_call MCP_CONFORMANCE_PROTOCOL_VERSION=2025-11-25 \
-//!     cargo run --example mcp_conformance_client --features mcp-client -- http://localhost:3000/mcp
+//!     cargo run --example mcp_conformance_client --features mcp_conformance_client -- http://localhost:3000/mcp
 //! ```
 
 use std::time::Duration;

@@ -23,7 +23,8 @@ use toolwright::policy::AllowAll;
 use toolwright::search::{LoadedTools, ToolSearch};
 use toolwright::{Context, Dialect, Registry, ToolCall, ToolSettings};
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+/// The repository (this example's package is `examples/` in it).
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 /// The model's API in this example.
 const DIALECT: Dialect = Dialect::OpenAiResponses { strict: true };

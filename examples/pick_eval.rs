@@ -9,7 +9,7 @@ use toolwright::{Effect, Registry, ToolSpec};
 
 fn read(name: &str) -> Value {
     let path = format!(
-        "{}/tests/fixtures/heldout/metatool/{name}",
+        "{}/../tests/fixtures/heldout/metatool/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
     serde_json::from_str(&std::fs::read_to_string(path).expect("the fixture")).expect("JSON")

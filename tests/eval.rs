@@ -216,7 +216,7 @@ fn the_search_picks_metatools_requests() {
     );
 }
 
-/// `examples/pick_eval.rs` (built by `cargo test` with the test's features): rewriting
+/// `examples/pick_eval.rs` (built by `cargo test --workspace` with the test's features): rewriting
 /// the two descriptions the lint flags raises both tools' recall on MetaTool's test half.
 #[cfg(feature = "search")]
 #[test]
@@ -228,9 +228,9 @@ fn the_example_rewrites_two_descriptions_and_their_recall_rises() {
         .unwrap()
         .join("examples/pick_eval");
     if !example.exists() {
-        // Built by a plain `cargo test` (the test command), not by `--test suite`.
+        // Built by the test command (`cargo test --workspace`), not by `--test suite`.
         eprintln!(
-            "{} is not built: run `cargo test` without --test",
+            "{} is not built: run `cargo test --workspace`",
             example.display()
         );
         return;

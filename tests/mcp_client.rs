@@ -823,7 +823,7 @@ fn the_hub_example_runs_one_program_over_two_servers() {
         .join("examples/mcp_hub");
     assert!(
         hub.exists(),
-        "cargo test builds the example: {}",
+        "cargo test --workspace builds the example: {}",
         hub.display()
     );
     let output = Command::new(&hub).output().unwrap();

@@ -31,10 +31,15 @@ impl Tool for CatalogTool {
 }
 
 pub fn fixture(name: &str) -> Value {
-    let path = format!(
-        "{}/tests/fixtures/catalog/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    // The repository: this file is compiled into the root package (benches, tests) and
+    // into the examples' package, one directory down.
+    let package = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = if package.join("tests/fixtures").exists() {
+        package.to_path_buf()
+    } else {
+        package.join("..")
+    };
+    let path = root.join("tests/fixtures/catalog").join(name);
     serde_json::from_str(&std::fs::read_to_string(&path).expect("the fixture is in the repository"))
         .expect("the fixture is JSON")
 }

@@ -1,13 +1,13 @@
 //! A coding agent: the workspace tools, a model, and the loop between them.
 //!
-//! `cargo run --example agent` runs a scripted conversation (recorded Chat Completions
+//! `cargo run --example agent --features agent` runs a scripted conversation (recorded Chat Completions
 //! responses, `examples/agent/script.json`) against a scratch workspace, so it works
 //! without a network. Point it at a real model with environment variables:
 //!
 //! ```sh
-//! TOOLWRIGHT_BASE_URL=http://localhost:1234/v1 TOOLWRIGHT_MODEL=qwen3-8b cargo run --example agent
+//! TOOLWRIGHT_BASE_URL=http://localhost:1234/v1 TOOLWRIGHT_MODEL=qwen3-8b cargo run --example agent --features agent
 //! TOOLWRIGHT_API=anthropic TOOLWRIGHT_BASE_URL=https://api.anthropic.com \
-//!   TOOLWRIGHT_API_KEY=... TOOLWRIGHT_MODEL=claude-sonnet-4-5 cargo run --example agent
+//!   TOOLWRIGHT_API_KEY=... TOOLWRIGHT_MODEL=claude-sonnet-4-5 cargo run --example agent --features agent
 //! ```
 
 #[path = "../tools/mod.rs"]

@@ -3,7 +3,7 @@
 //! tokens with OpenAI's o200k tokenizer (tiktoken-rs).
 //!
 //! ```text
-//! cargo run --example code_mode --features code
+//! cargo run --example code_mode --features code_mode
 //! ```
 //!
 //! `code_mode measure direct|code invoices|overdue_count N` makes N calls of a tool,

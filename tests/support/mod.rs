@@ -35,7 +35,14 @@ pub fn server_binary() -> &'static Path {
         }
         let output = Command::new(env!("CARGO"))
             .current_dir(MANIFEST_DIR)
-            .args(["build", "--example", "mcp_server", "--message-format=json"])
+            .args([
+                "build",
+                "-p",
+                "toolwright-examples",
+                "--example",
+                "mcp_server",
+            ])
+            .arg("--message-format=json")
             .args(["--features", &features.join(",")])
             .stderr(Stdio::inherit())
             .output()
