@@ -27,6 +27,8 @@ use serde_json::Value;
 
 #[cfg(any(feature = "rig", feature = "swiftide"))]
 use crate::approval::ApprovalTicket;
+#[cfg(any(feature = "rig", feature = "swiftide"))]
+use crate::call::ToolCall;
 use crate::call::ToolResult;
 use crate::context::Context;
 use crate::dialect::Dialect;
@@ -101,6 +103,48 @@ pub struct Answered<M> {
     pub results: Vec<ToolResult>,
     /// What to append to the conversation.
     pub messages: Vec<M>,
+}
+
+/// What an adapter that runs the tools for a framework (rig, swiftide) holds: the
+/// registry, the context it dispatches with, the dialect its definitions are lowered for
+/// (calls are read back against it), and the calls waiting for approval.
+#[cfg(any(feature = "rig", feature = "swiftide"))]
+#[derive(Clone)]
+pub(crate) struct Runner {
+    pub(crate) registry: Arc<Registry>,
+    pub(crate) ctx: Arc<Context>,
+    pub(crate) dialect: Dialect,
+    pub(crate) approvals: PendingApprovals,
+}
+
+#[cfg(any(feature = "rig", feature = "swiftide"))]
+impl Runner {
+    /// `registry`'s tools with an empty context, lowered for OpenAI's Chat Completions
+    /// without strict mode (what both frameworks' OpenAI providers send).
+    pub(crate) fn new(registry: Arc<Registry>) -> Self {
+        Self {
+            registry,
+            ctx: Arc::new(Context::new()),
+            dialect: Dialect::OpenAiChat { strict: false },
+            approvals: PendingApprovals::default(),
+        }
+    }
+
+    /// The tools the context's caller is offered.
+    pub(crate) fn offered(&self) -> Result<Vec<Offered>, LoweringErrors> {
+        offered(&self.registry, &self.ctx, self.dialect)
+    }
+
+    /// Dispatches `call` with `ctx`, read against the dialect, and keeps its ticket if it
+    /// waits for approval.
+    pub(crate) async fn dispatch(&self, ctx: &Context, call: ToolCall) -> ToolResult {
+        let result = self
+            .registry
+            .dispatch(ctx, call.written_for(self.dialect))
+            .await;
+        self.approvals.keep(&result);
+        result
+    }
 }
 
 /// Calls that wait for a person's approval, with the tickets their dispatch issued,

@@ -44,7 +44,7 @@ use rig_core::message::ToolName;
 use rig_core::tool::{DynamicTool, ToolContext, ToolErrorKind, ToolExecutionError, ToolOutput};
 use serde_json::Value;
 
-use super::{PendingApprovals, offered};
+use super::{PendingApprovals, Runner};
 use crate::call::{CallArguments, ToolCall, ToolResult};
 use crate::context::Context;
 use crate::dialect::Dialect;
@@ -55,65 +55,57 @@ use crate::schema::lower::LoweringErrors;
 /// A registry's tools for a rig agent: the [`DynamicTool`]s, the [`RigHook`] and the
 /// calls waiting for approval. Clones share the registry and the waiting list.
 #[derive(Clone)]
-pub struct RigTools {
-    registry: Arc<Registry>,
-    ctx: Arc<Context>,
-    dialect: Dialect,
-    approvals: PendingApprovals,
-}
+pub struct RigTools(Runner);
 
 impl RigTools {
     /// The tools of `registry`, dispatched with an empty [`Context`] unless the run
     /// carries one, their schemas lowered for OpenAI's Chat Completions without strict
     /// mode (what rig's providers send; [`RigTools::dialect`] to change it).
     pub fn new(registry: Arc<Registry>) -> Self {
-        Self {
-            registry,
-            ctx: Arc::new(Context::new()),
-            dialect: Dialect::OpenAiChat { strict: false },
-            approvals: PendingApprovals::default(),
-        }
+        Self(Runner::new(registry))
     }
 
     /// Dispatches with `ctx` (the caller, the session, handles) when the run carries no
     /// context of its own, and offers the tools `ctx`'s caller may see.
     pub fn with_context(mut self, ctx: Arc<Context>) -> Self {
-        self.ctx = ctx;
+        self.0.ctx = ctx;
         self
     }
 
     /// Lowers the schemas for `dialect`: the provider rig sends them to (Gemini's
     /// subset, a strict OpenAI mode). Calls are read back against the same lowering.
     pub fn dialect(mut self, dialect: Dialect) -> Self {
-        self.dialect = dialect;
+        self.0.dialect = dialect;
         self
     }
 
     /// The calls that wait for a person's approval, with their tickets.
     pub fn approvals(&self) -> &PendingApprovals {
-        &self.approvals
+        &self.0.approvals
     }
 
     /// One rig tool per tool the caller is offered; or what the dialect cannot express.
     pub fn tools(&self) -> Result<Vec<DynamicTool>, LoweringErrors> {
-        Ok(offered(&self.registry, &self.ctx, self.dialect)?
+        Ok(self
+            .0
+            .offered()?
             .into_iter()
             .filter_map(|tool| {
                 let name = ToolName::new(tool.name.clone()).ok()?;
-                let this = self.clone();
+                let runner = self.0.clone();
                 let tool_name: Arc<str> = tool.name.into();
                 Some(DynamicTool::new_with_context(
                     name,
                     tool.description,
                     tool.parameters,
                     move |run: &mut ToolContext, arguments: Value| {
-                        let this = this.clone();
+                        let runner = runner.clone();
                         let tool_name = tool_name.clone();
                         let ctx = run.scope::<Context>();
                         Box::pin(async move {
-                            let ctx = ctx.unwrap_or_else(|| this.ctx.clone());
+                            let ctx = ctx.unwrap_or_else(|| runner.ctx.clone());
                             let call = ToolCall::new(next_call_id(), &*tool_name, arguments);
-                            this.answer(&ctx, call).await
+                            to_rig(&runner.dispatch(&ctx, call).await)
                         })
                     },
                 ))
@@ -126,21 +118,6 @@ impl RigTools {
     /// reason the model reads, instead of ending the run.
     pub fn hook(&self) -> RigHook {
         RigHook(self.clone())
-    }
-
-    /// Dispatches `call`, keeps its ticket if it waits for approval, and turns the
-    /// result into rig's.
-    async fn answer(
-        &self,
-        ctx: &Context,
-        call: ToolCall,
-    ) -> Result<ToolOutput, ToolExecutionError> {
-        let result = self
-            .registry
-            .dispatch(ctx, call.written_for(self.dialect))
-            .await;
-        self.approvals.keep(&result);
-        to_rig(&result)
     }
 }
 
@@ -192,7 +169,7 @@ impl AgentHook for RigHook {
         _ctx: &HookContext,
         event: &InvalidToolCallContext,
     ) -> impl Future<Output = Option<InvalidToolCallAction>> + Send {
-        let tools = &self.0;
+        let runner = &self.0.0;
         let call = match &event.reason {
             InvalidToolCallReason::UnknownTool
             | InvalidToolCallReason::MalformedArguments { .. } => {
@@ -212,14 +189,10 @@ impl AgentHook for RigHook {
         };
         async move {
             let call = call?;
-            let result = tools
-                .registry
-                .dispatch(&tools.ctx, call.written_for(tools.dialect))
-                .await;
+            let result = runner.dispatch(&runner.ctx, call).await;
             // A name rig did not know but the registry does (a tool turned on since the
             // agent was built) ran: its output is the answer, as for any other.
             let reason = result.for_model().to_owned();
-            tools.approvals.keep(&result);
             Some(InvalidToolCallAction::Skip { reason })
         }
     }

@@ -39,7 +39,7 @@ use swiftide_core::chat_completion::{
 };
 use swiftide_core::{AgentContext, Tool, ToolBox, ToolFeedback};
 
-use super::{PendingApprovals, offered};
+use super::Runner;
 use crate::approval::{ApprovalDecision, ApprovalTicket};
 use crate::call::{CallArguments, ToolCall, ToolResult};
 use crate::context::Context;
@@ -52,10 +52,7 @@ use crate::schema::lower::LoweringErrors;
 /// for approval.
 #[derive(Clone)]
 pub struct SwiftideTools {
-    registry: Arc<Registry>,
-    ctx: Arc<Context>,
-    dialect: Dialect,
-    approvals: PendingApprovals,
+    runner: Runner,
     turn: Arc<Mutex<Turn>>,
 }
 
@@ -73,10 +70,7 @@ impl SwiftideTools {
     /// integration sends; [`SwiftideTools::dialect`] to change it).
     pub fn new(registry: Arc<Registry>) -> Self {
         Self {
-            registry,
-            ctx: Arc::new(Context::new()),
-            dialect: Dialect::OpenAiChat { strict: false },
-            approvals: PendingApprovals::default(),
+            runner: Runner::new(registry),
             turn: Arc::default(),
         }
     }
@@ -84,20 +78,21 @@ impl SwiftideTools {
     /// Dispatches with `ctx` (the caller, the session, handles), and offers the tools
     /// its caller may see.
     pub fn with_context(mut self, ctx: Arc<Context>) -> Self {
-        self.ctx = ctx;
+        self.runner.ctx = ctx;
         self
     }
 
     /// Lowers the schemas for `dialect`, the provider's; calls are read back against it.
     pub fn dialect(mut self, dialect: Dialect) -> Self {
-        self.dialect = dialect;
+        self.runner.dialect = dialect;
         self
     }
 
     /// One swiftide tool per tool the caller is offered; or what the dialect cannot
     /// express.
     pub fn tools(&self) -> Result<Vec<RegistryTool>, LoweringErrors> {
-        offered(&self.registry, &self.ctx, self.dialect)?
+        self.runner
+            .offered()?
             .into_iter()
             .map(|tool| {
                 let parameters_schema = serde_json::from_value(tool.parameters).ok();
@@ -114,12 +109,7 @@ impl SwiftideTools {
     }
 
     async fn dispatch(&self, call: ToolCall) -> ToolResult {
-        let result = self
-            .registry
-            .dispatch(&self.ctx, call.written_for(self.dialect))
-            .await;
-        self.approvals.keep(&result);
-        result
+        self.runner.dispatch(&self.runner.ctx, call).await
     }
 
     /// `call`, decided by a person: the ticket resumed with the decision. Without a
@@ -129,7 +119,7 @@ impl SwiftideTools {
         let ticket = feedback
             .payload()
             .and_then(|payload| serde_json::from_value::<ApprovalTicket>(payload.clone()).ok())
-            .or_else(|| self.approvals.remove(name, call.id()));
+            .or_else(|| self.runner.approvals.remove(name, call.id()));
         let Some(ticket) = ticket else {
             return self.dispatch(to_toolwright(name, call)).await;
         };
@@ -145,7 +135,10 @@ impl SwiftideTools {
                 },
             },
         };
-        self.registry.resume(&self.ctx, &ticket, decision).await
+        self.runner
+            .registry
+            .resume(&self.runner.ctx, &ticket, decision)
+            .await
     }
 
     /// Answers the calls of the last answer that named no tool of the agent's, with
