@@ -107,9 +107,12 @@ pub fn assert_model_read(results: &[String]) {
 }
 
 /// A mock of OpenAI's HTTP API on loopback, answering `path` with `bodies`, one per
-/// request, in order.
+/// request, in order. Installs ring as rustls's crypto provider first: with
+/// toolwright's `mcp-client` in the build (as under `--all-features`), reqwest's rustls
+/// has none of its own, and a client would panic when it is built.
 #[cfg(test)]
 pub async fn openai_mock(path: &str, bodies: Vec<serde_json::Value>) -> wiremock::MockServer {
+    let _ = rustls::crypto::ring::default_provider().install_default();
     use wiremock::matchers::{method, path as at};
     use wiremock::{Mock, ResponseTemplate};
     let server = wiremock::MockServer::start().await;
