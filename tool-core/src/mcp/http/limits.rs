@@ -8,11 +8,9 @@ use std::time::Duration;
 /// ```
 /// # use std::time::Duration;
 /// # use toolwright::mcp::HttpLimits;
-/// let limits = HttpLimits {
-///     max_in_flight: 256,
-///     shutdown_grace: Duration::from_secs(30),
-///     ..HttpLimits::default()
-/// };
+/// let limits = HttpLimits::default()
+///     .max_in_flight(256)
+///     .shutdown_grace(Duration::from_secs(30));
 /// ```
 ///
 /// A client that waits (an unfinished request head, an idle keep-alive connection) holds
