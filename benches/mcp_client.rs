@@ -7,7 +7,7 @@
 //! settled in the memory store, and sent in `_meta`. Same server, same protocol
 //! (2025-11-25 sessions), same run.
 //!
-//! Run with `cargo bench --bench mcp_client --features mcp,mcp-client`.
+//! Run with `cargo bench --bench mcp_client --features mcp-http,mcp-client`.
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};

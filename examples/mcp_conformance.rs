@@ -3,7 +3,7 @@
 //! checked, not to be useful.
 //!
 //! ```sh
-//! cargo run --example mcp_conformance --features mcp -- 127.0.0.1:8765
+//! cargo run --example mcp_conformance --features mcp-http -- 127.0.0.1:8765
 //! ```
 
 use std::sync::OnceLock;

@@ -34,7 +34,7 @@ fn example_server() -> Option<McpSourceBuilder> {
     let executable = std::env::current_exe().ok()?.with_file_name("mcp_server");
     if !executable.exists() {
         eprintln!(
-            "left out: the example server (build it: cargo build --example mcp_server --features mcp)"
+            "left out: the example server (build it: cargo build --example mcp_server --features mcp-http)"
         );
         return None;
     }

@@ -2,9 +2,9 @@
 //! scratch workspace this example creates), a notes store and a unit converter.
 //!
 //! ```sh
-//! cargo run --example mcp_server --features mcp                        # stdio
-//! cargo run --example mcp_server --features mcp -- --http 127.0.0.1:8765 # Streamable HTTP at /mcp
-//! cargo run --example mcp_server --features mcp -- --workspace ./my-dir  # serve an existing directory
+//! cargo run --example mcp_server --features mcp-http                        # stdio
+//! cargo run --example mcp_server --features mcp-http -- --http 127.0.0.1:8765 # Streamable HTTP at /mcp
+//! cargo run --example mcp_server --features mcp-http -- --workspace ./my-dir  # serve an existing directory
 //! ```
 //!
 //! Every call goes through the default policy: reads and writes run, `run_command` for
@@ -17,7 +17,7 @@
 //!
 //! ```sh
 //! export TOOLWRIGHT_APPROVAL_SECRET=$(openssl rand -hex 32)
-//! cargo run --example mcp_server --features mcp,postgres -- --http 127.0.0.1:8765 \
+//! cargo run --example mcp_server --features mcp-http,postgres -- --http 127.0.0.1:8765 \
 //!     --store postgres://app@db/app --ledger /shared/payouts.log --client-approval
 //! ```
 //!
@@ -37,7 +37,7 @@
 //! from the issuer, for this resource; the token's subject and scopes are the caller.
 //!
 //! ```sh
-//! cargo run --example mcp_server --features mcp,oauth -- --http 0.0.0.0:8765 \
+//! cargo run --example mcp_server --features oauth -- --http 0.0.0.0:8765 \
 //!     --oauth-issuer https://auth.example.com --resource https://tools.example.com/mcp
 //! ```
 //!
@@ -153,7 +153,7 @@ async fn oauth(
     _issuer: &str,
     _resource: &str,
 ) -> Result<toolwright::mcp::auth::ResourceServer, String> {
-    Err("--oauth-issuer: build with --features mcp,oauth".into())
+    Err("--oauth-issuer: build with --features oauth".into())
 }
 
 struct Options {

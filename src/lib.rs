@@ -167,13 +167,16 @@ pub mod frameworks {
     }
 }
 
-/// Serve a registry over MCP, stdio or Streamable HTTP (feature `mcp`).
+/// Serve a registry over MCP on stdio (feature `mcp`) or Streamable HTTP (feature
+/// `mcp-http`).
 #[cfg(feature = "mcp")]
 pub mod mcp {
     pub use toolwright_core::mcp::{
-        APPROVAL_TICKET_META, HttpLimits, HttpServer, IDEMPOTENCY_KEY_META, McpServer,
-        RESUME_METHOD, SOURCE_META, SetupError, auth, rmcp, shutdown_signal,
+        APPROVAL_TICKET_META, IDEMPOTENCY_KEY_META, McpServer, RESUME_METHOD, SOURCE_META,
+        SetupError, rmcp,
     };
+    #[cfg(feature = "mcp-http")]
+    pub use toolwright_core::mcp::{HttpLimits, HttpServer, auth, shutdown_signal};
 }
 
 /// Other MCP servers' tools as toolwright tools, every guarantee kept (feature

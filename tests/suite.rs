@@ -56,21 +56,21 @@ mod layers;
 mod lint;
 #[cfg(feature = "mcp")]
 mod mcp_approval;
-#[cfg(all(feature = "mcp", feature = "oauth"))]
+#[cfg(all(feature = "mcp-http", feature = "oauth"))]
 mod mcp_auth;
-#[cfg(all(feature = "mcp", feature = "mcp-client"))]
+#[cfg(all(feature = "mcp-http", feature = "mcp-client"))]
 mod mcp_client;
-#[cfg(feature = "mcp")]
+#[cfg(feature = "mcp-http")]
 mod mcp_clients;
 #[cfg(feature = "mcp")]
 mod mcp_conformance;
 mod mcp_http_limits;
-#[cfg(feature = "mcp")]
+#[cfg(feature = "mcp-http")]
 mod mcp_server;
 mod payments;
 mod providers;
 mod public_api;
-#[cfg(all(feature = "mcp", feature = "postgres", feature = "redis"))]
+#[cfg(all(feature = "mcp-http", feature = "postgres", feature = "redis"))]
 mod replicas;
 mod stores;
 #[cfg(feature = "mcp")]

@@ -22,7 +22,7 @@ pub const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
 pub fn server_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
-        let mut features = vec!["mcp"];
+        let mut features = vec!["mcp-http"];
         for (on, feature) in [
             (cfg!(feature = "redb"), "redb"),
             (cfg!(feature = "postgres"), "postgres"),

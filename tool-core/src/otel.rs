@@ -204,26 +204,27 @@ pub(crate) fn record_call(
 }
 
 /// The W3C trace context a request carries, as the parent of `span`: `traceparent` and
-/// `tracestate` from `meta` (MCP's `_meta`, SEP-414), or else from `headers`.
+/// `tracestate` from `meta` (MCP's `_meta`, SEP-414), or else from the HTTP headers
+/// `header` reads.
 #[cfg(feature = "mcp")]
-pub(crate) fn adopt_parent(
+pub(crate) fn adopt_parent<'a>(
     span: &tracing::Span,
     meta: &serde_json::Map<String, serde_json::Value>,
-    headers: Option<&hyper::HeaderMap>,
+    header: &dyn Fn(&str) -> Option<&'a str>,
 ) {
     use opentelemetry::propagation::Extractor;
     use tracing_opentelemetry::OpenTelemetrySpanExt as _;
-    struct Carrier<'a> {
-        meta: &'a serde_json::Map<String, serde_json::Value>,
-        headers: Option<&'a hyper::HeaderMap>,
+    struct Carrier<'m, 'a> {
+        meta: &'m serde_json::Map<String, serde_json::Value>,
+        header: &'m dyn Fn(&str) -> Option<&'a str>,
         from_meta: bool,
     }
-    impl Extractor for Carrier<'_> {
+    impl Extractor for Carrier<'_, '_> {
         fn get(&self, key: &str) -> Option<&str> {
             if self.from_meta {
                 self.meta.get(key).and_then(serde_json::Value::as_str)
             } else {
-                self.headers?.get(key)?.to_str().ok()
+                (self.header)(key)
             }
         }
         fn keys(&self) -> Vec<&str> {
@@ -231,12 +232,12 @@ pub(crate) fn adopt_parent(
         }
     }
     let from_meta = meta.contains_key("traceparent");
-    if !from_meta && headers.is_none_or(|headers| !headers.contains_key("traceparent")) {
+    if !from_meta && header("traceparent").is_none() {
         return;
     }
     let carrier = Carrier {
         meta,
-        headers,
+        header,
         from_meta,
     };
     let parent =

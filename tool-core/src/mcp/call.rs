@@ -8,7 +8,6 @@ use rmcp::model::{
     ProgressToken, RequestId,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -16,7 +15,6 @@ use super::{IDEMPOTENCY_KEY_META, McpServer, RESUME_METHOD, approval, lock, logg
 use crate::call::ToolCall;
 use crate::context::Context;
 use crate::feedback::{self, Feedback, Level};
-use crate::policy::Caller;
 
 impl McpServer {
     /// Answers one `tools/call` of this session: `Err` only for a tool that does not
@@ -44,14 +42,22 @@ impl McpServer {
 
     /// The context a request's calls see: the server's, with the caller its bearer
     /// token authenticated over it (Streamable HTTP with a
-    /// [`ResourceServer`](auth::ResourceServer)).
+    /// [`ResourceServer`](super::auth::ResourceServer)); none over stdio.
     pub(super) fn request_context(&self, request: &RequestContext<RoleServer>) -> Option<Context> {
-        let caller = request
-            .extensions
-            .get::<hyper::http::request::Parts>()?
-            .extensions
-            .get::<Caller>();
-        caller_context(&self.context, caller)
+        #[cfg(feature = "mcp-http")]
+        {
+            let caller = request
+                .extensions
+                .get::<hyper::http::request::Parts>()?
+                .extensions
+                .get::<crate::policy::Caller>();
+            caller_context(&self.context, caller)
+        }
+        #[cfg(not(feature = "mcp-http"))]
+        {
+            let _ = request;
+            None
+        }
     }
 
     /// One `tools/call`: its idempotency key from `_meta`, the call, and the tool's
@@ -246,6 +252,28 @@ pub(super) fn idempotency_key(meta: Option<&Value>) -> Result<Option<String>, Er
 
 /// The context a request's calls see: the server's, with the caller its bearer token
 /// authenticated over it; `None` when no token named one (the server's own applies).
-pub(super) fn caller_context(server: &Arc<Context>, caller: Option<&Caller>) -> Option<Context> {
+#[cfg(feature = "mcp-http")]
+pub(super) fn caller_context(
+    server: &std::sync::Arc<Context>,
+    caller: Option<&crate::policy::Caller>,
+) -> Option<Context> {
     caller.map(|caller| Context::over(server.clone()).with(caller.clone()))
+}
+
+/// The value of the HTTP header `name` of the request `request` came in, when it came
+/// over Streamable HTTP and the value is text; none over stdio.
+pub(super) fn http_header<'a>(
+    request: &'a RequestContext<RoleServer>,
+    name: &str,
+) -> Option<&'a str> {
+    #[cfg(feature = "mcp-http")]
+    {
+        let parts = request.extensions.get::<hyper::http::request::Parts>()?;
+        parts.headers.get(name)?.to_str().ok()
+    }
+    #[cfg(not(feature = "mcp-http"))]
+    {
+        let _ = (request, name);
+        None
+    }
 }

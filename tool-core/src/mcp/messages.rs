@@ -3,7 +3,7 @@
 //! request it cannot read) or with a bare HTTP 415 still gets a JSON-RPC error the client
 //! can match to its request.
 
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorData, JsonRpcMessage, JsonRpcRequest};
+use rmcp::model::{ClientJsonRpcMessage, ErrorData};
 use serde_json::{Value, json};
 
 use crate::validate::json::{show, type_name};
@@ -58,7 +58,9 @@ pub(super) fn read_message(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Option<
 
 /// The tool a `tools/call` in `bytes` names, read as the SDK reads the message (the
 /// direct path for a plain stateless call has its own reader, `http/direct.rs`).
+#[cfg(feature = "mcp-http")]
 pub(super) fn called_tool(bytes: &[u8]) -> Option<String> {
+    use rmcp::model::{ClientRequest, JsonRpcMessage, JsonRpcRequest};
     match read_message(bytes).ok()? {
         JsonRpcMessage::Request(JsonRpcRequest {
             request: ClientRequest::CallToolRequest(call),
@@ -88,6 +90,7 @@ pub(crate) fn malformed_params(method: &str, params: Option<&Value>) -> Option<E
 
 /// The id of the request in `bytes`, `null` when it has none or is not JSON: for an
 /// error the transport answers itself (too many calls, shutting down).
+#[cfg(feature = "mcp-http")]
 pub(super) fn request_id(bytes: &[u8]) -> Value {
     #[derive(serde::Deserialize)]
     struct Id {
@@ -101,7 +104,7 @@ pub(super) fn request_id(bytes: &[u8]) -> Value {
         .unwrap_or(Value::Null)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "mcp-http"))]
 mod tests {
     use super::called_tool;
 

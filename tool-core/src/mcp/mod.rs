@@ -48,9 +48,11 @@
 //! ```
 
 mod approval;
+#[cfg(feature = "mcp-http")]
 pub mod auth;
 mod call;
 mod changes;
+#[cfg(feature = "mcp-http")]
 mod http;
 mod logging;
 mod messages;
@@ -75,6 +77,7 @@ use crate::feedback::Level;
 use crate::registry::{MissingContext, Registry};
 use crate::schema::lower::LoweringErrors;
 
+#[cfg(feature = "mcp-http")]
 pub use http::{HttpLimits, HttpServer, shutdown_signal};
 pub use rmcp;
 
@@ -267,12 +270,13 @@ impl McpServer {
         &self.tools
     }
 
-    /// The same tools for another client: its own `logging/setLevel`, its own session id.
     /// The context every call sees (a request's caller goes over it).
+    #[cfg(feature = "mcp-http")]
     pub(crate) fn context(&self) -> &Arc<Context> {
         &self.context
     }
 
+    /// The same tools for another client: its own `logging/setLevel`, its own session id.
     pub(crate) fn new_session(&self) -> Self {
         McpServer {
             log_level: Arc::default(),
@@ -393,12 +397,9 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         use tracing::Instrument as _;
-        let headers = context
-            .extensions
-            .get::<hyper::http::request::Parts>()
-            .map(|parts| &parts.headers);
         let id = || call::request_id(&context.id);
-        let span = trace::request_span(&self.session, &request.name, id, &context.meta, headers);
+        let header = |name: &str| call::http_header(&context, name);
+        let span = trace::request_span(&self.session, &request.name, id, &context.meta, &header);
         // Boxed: rmcp moves this future into the task it spawns per request, and the
         // call's whole state (dispatch, feedback forwarding) would be copied with it.
         let answer = Box::pin(self.answer_call(request, context).instrument(span.clone())).await;

@@ -7,14 +7,14 @@ use serde_json::{Map, Value};
 use tracing::Span;
 
 /// The span of one `tools/call` of session `session` calling `tool`, request `id`, with
-/// the request's `_meta` and HTTP `headers`; made only when a subscriber was ever set,
+/// the request's `_meta` and its HTTP headers read by `header`; made only when a subscriber was ever set,
 /// like the call's own span (so `id` is only rendered then).
-pub(super) fn request_span(
+pub(super) fn request_span<'a>(
     session: &str,
     tool: &str,
     id: impl FnOnce() -> String,
     meta: &Map<String, Value>,
-    headers: Option<&hyper::HeaderMap>,
+    header: &dyn Fn(&str) -> Option<&'a str>,
 ) -> Span {
     if !tracing::dispatcher::has_been_set() {
         return Span::none();
@@ -31,10 +31,10 @@ pub(super) fn request_span(
     );
     #[cfg(feature = "otel")]
     if !span.is_disabled() {
-        crate::otel::adopt_parent(&span, meta, headers);
+        crate::otel::adopt_parent(&span, meta, header);
     }
     #[cfg(not(feature = "otel"))]
-    let _ = (meta, headers);
+    let _ = (meta, header);
     span
 }
 

@@ -185,7 +185,8 @@ pub(super) async fn answer(
     } = call;
     // Each stateless request is a session of its own (see `McpServer::new_session`).
     let session = crate::approval::random_id();
-    let span = trace::request_span(&session, &name, || request_id(&id), &meta, Some(headers));
+    let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+    let span = trace::request_span(&session, &name, || request_id(&id), &meta, &header);
     // Read as a string already (`read_plain`): a key of another type goes to rmcp's path.
     let key = call::idempotency_key(meta.get(IDEMPOTENCY_KEY_META)).unwrap_or_default();
     let call = call::tool_call(request_id(&id), name.into_owned(), arguments, key, &session);
