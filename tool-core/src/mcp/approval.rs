@@ -8,10 +8,11 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::model::{
-    CallToolRequestParams, ErrorData, InputRequest, InputRequiredResult, ProtocolVersion,
+    CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitationSchema, ErrorData,
+    InputRequest, InputRequiredResult, ProtocolVersion,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::approval::{ApprovalDecision, ApprovalTicket};
 
@@ -37,27 +38,25 @@ pub(super) fn ask(ticket: &ApprovalTicket) -> Result<InputRequiredResult, ErrorD
         "Approve this call?\n\nTool: {}\nArguments:\n{arguments}\n\nWhy it needs your approval: {}",
         ticket.tool, ticket.reason
     );
-    let request: InputRequest = serde_json::from_value(json!({
-        "method": "elicitation/create",
-        "params": {
-            "mode": "form",
-            "message": message,
-            "requestedSchema": {
-                "type": "object",
-                "properties": {
-                    "approve": {
-                        "type": "boolean",
-                        "title": "Approve",
-                        "description": format!("Run {} with these arguments", ticket.tool)
-                    }
-                },
-                "required": ["approve"]
-            }
-        }
-    }))
-    .map_err(|error| {
-        ErrorData::internal_error(format!("building the approval request: {error}"), None)
-    })?;
+    // Built from rmcp's types, not read from JSON: reading would link the deserializer of
+    // every input request and elicitation schema into each server.
+    let schema = ElicitationSchema::builder()
+        .required_bool_with("approve", |approve| {
+            approve
+                .title("Approve")
+                .description(format!("Run {} with these arguments", ticket.tool))
+        })
+        .build()
+        .map_err(|error| {
+            ErrorData::internal_error(format!("building the approval request: {error}"), None)
+        })?;
+    let request = InputRequest::Elicitation(ElicitRequest::new(
+        ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema: schema,
+        },
+    ));
     let state = serde_json::to_vec(ticket)
         .map(|json| URL_SAFE_NO_PAD.encode(json))
         .map_err(|error| {

@@ -5,6 +5,7 @@ use rmcp::model::{CallToolResult, ErrorData};
 use serde_json::Value;
 
 use super::{APPROVAL_TICKET_META, SOURCE_META};
+use crate::content::ContentBlock;
 use crate::error::ErrorKind;
 use crate::provider::mcp::{Part, ResultParts};
 
@@ -37,8 +38,7 @@ pub(super) fn render(result: &crate::call::ToolResult) -> Result<CallToolResult,
 }
 
 /// `result` as MCP's `CallToolResult`, from the parts its JSON form is written from too
-/// (`crate::provider::mcp::ResultParts`): no JSON round trip on the way but for images,
-/// audio and resources.
+/// (`crate::provider::mcp::ResultParts`), with no JSON round trip on the way.
 fn call_tool_result(result: &crate::call::ToolResult) -> Result<CallToolResult, ErrorData> {
     let parts = ResultParts::of(result);
     let content = parts
@@ -47,11 +47,7 @@ fn call_tool_result(result: &crate::call::ToolResult) -> Result<CallToolResult, 
         .map(|part| match part {
             Part::Text(text) => Ok(rmcp::model::ContentBlock::text(text.into_owned())),
             // Images, audio and resources are rare: through JSON, once each.
-            Part::Block(block) => serde_json::to_value(block)
-                .and_then(serde_json::from_value)
-                .map_err(|error| {
-                    ErrorData::internal_error(format!("rendering a content block: {error}"), None)
-                }),
+            Part::Block(block) => rmcp_block(block),
         })
         .collect::<Result<Vec<_>, _>>()?;
     let mut answer = if parts.is_error {
@@ -61,4 +57,40 @@ fn call_tool_result(result: &crate::call::ToolResult) -> Result<CallToolResult, 
     };
     answer.structured_content = parts.structured.cloned();
     Ok(answer)
+}
+
+/// An image, audio or resource block as rmcp's, built from its fields (reading it from
+/// JSON would link rmcp's content deserializers into every server).
+fn rmcp_block(block: &ContentBlock) -> Result<rmcp::model::ContentBlock, ErrorData> {
+    use rmcp::model::{ContentBlock as Block, ResourceContents};
+    Ok(match block {
+        ContentBlock::Text { text } => Block::text(text.clone()),
+        ContentBlock::Image { data, mime_type } => Block::image(data.clone(), mime_type.clone()),
+        ContentBlock::Audio { data, mime_type } => Block::audio(data.clone(), mime_type.clone()),
+        ContentBlock::Resource { resource } => {
+            let uri = resource.uri.clone();
+            let mime_type = Some(resource.mime_type.clone());
+            Block::resource(match (&resource.text, &resource.blob) {
+                (Some(text), _) => ResourceContents::TextResourceContents {
+                    uri,
+                    mime_type,
+                    text: text.clone(),
+                    meta: None,
+                },
+                (None, Some(blob)) => ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob: blob.clone(),
+                    meta: None,
+                },
+                (None, None) => {
+                    return Err(ErrorData::internal_error(
+                        format!("the resource block {uri} has neither text nor blob"),
+                        None,
+                    ));
+                }
+            })
+        }
+        other => Block::text(other.to_text()),
+    })
 }

@@ -1,7 +1,9 @@
 //! The stdio transport: newline-delimited JSON-RPC on a pair of streams. Each line is
 //! parsed once, here; a line that is not JSON or too long gets a JSON-RPC error.
 
+use std::future::Future;
 use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::ServiceExt as _;
@@ -17,9 +19,17 @@ use super::messages::{MAX_MESSAGE_BYTES, error_reply, read_message, too_large};
 impl McpServer {
     /// Serves on standard input and output until the client closes standard input.
     /// Log to standard error: standard output carries only protocol messages.
-    pub async fn serve_stdio(self) -> io::Result<()> {
-        self.serve_streams(tokio::io::stdin(), tokio::io::stdout())
-            .await
+    pub fn serve_stdio(self) -> impl Future<Output = io::Result<()>> + Send + 'static {
+        self.serve_stdio_boxed()
+    }
+
+    /// The stdio server behind a pointer, made here: an `async fn` this small would be
+    /// inlined into the user's crate, which would then compile its own copy of the whole
+    /// server (rmcp's request handling, the dispatcher) beside this crate's, 0.1 MB more
+    /// in a release binary.
+    #[inline(never)]
+    fn serve_stdio_boxed(self) -> Pin<Box<dyn Future<Output = io::Result<()>> + Send>> {
+        Box::pin(self.serve_streams(tokio::io::stdin(), tokio::io::stdout()))
     }
 
     /// Serves newline-delimited JSON-RPC read from `input`, answering on `output`, until

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::Options;
 use super::keywords::Keywords;
+use super::pattern::Pattern;
 
 /// A schema the validator cannot use: a malformed keyword or a `$ref` it cannot resolve.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +49,7 @@ pub(crate) struct SchemaNode {
     pub prefix_items: Vec<usize>,
     pub items: Option<usize>,
     pub properties: Vec<(String, usize)>,
-    pub pattern_properties: Vec<(regex::Regex, usize)>,
+    pub pattern_properties: Vec<(Pattern, usize)>,
     pub required: Vec<String>,
     pub additional_properties: Option<usize>,
     pub all_of: Vec<usize>,
@@ -283,7 +284,7 @@ impl<'a> Compiler<'a> {
                 .ok_or_else(|| SchemaError::new("`patternProperties` must be an object"))?;
             let base = format!("{pointer}/patternProperties");
             for (source, schema) in patterns {
-                let regex = regex::Regex::new(source).map_err(|error| {
+                let regex = Pattern::new(source).map_err(|error| {
                     SchemaError::new(format!("pattern {source:?} does not compile: {error}"))
                 })?;
                 let index = self.compile_at(format!("{base}/{}", escape(source)), schema)?;

@@ -4,7 +4,8 @@
 
 use std::sync::OnceLock;
 
-use regex::Regex;
+// ASCII patterns: the small engine suffices, whatever the `unicode-patterns` feature.
+use regex_lite::Regex;
 
 /// A format the validator checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

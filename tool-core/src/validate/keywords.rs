@@ -6,6 +6,7 @@ use serde_json::{Map, Number, Value};
 
 use super::format::Format;
 use super::json::{as_i128, compare_numbers, is_multiple_of, message, show};
+use super::pattern::Pattern;
 use super::{Issue, IssueKind, SchemaError};
 use crate::validate::json::JsonPath;
 
@@ -19,7 +20,7 @@ pub struct Keywords {
     multiple_of: Option<Number>,
     min_length: Option<u64>,
     max_length: Option<u64>,
-    pattern: Option<regex::Regex>,
+    pattern: Option<Pattern>,
     format: Option<Format>,
     min_items: Option<u64>,
     max_items: Option<u64>,
@@ -62,7 +63,7 @@ impl Keywords {
         };
         let pattern = match schema.get("pattern") {
             None => None,
-            Some(Value::String(source)) => Some(regex::Regex::new(source).map_err(|error| {
+            Some(Value::String(source)) => Some(Pattern::new(source).map_err(|error| {
                 SchemaError::new(format!("`pattern` {source:?} does not compile: {error}"))
             })?),
             Some(other) => {

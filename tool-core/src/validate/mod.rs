@@ -13,6 +13,7 @@ mod compile;
 pub(crate) mod format;
 pub(crate) mod json;
 mod keywords;
+mod pattern;
 
 use std::collections::HashSet;
 

@@ -16,6 +16,7 @@ mod write_timeout;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -37,6 +38,11 @@ use super::McpServer;
 use super::auth::ResourceServer;
 use super::messages::MAX_MESSAGE_BYTES;
 use crate::registry::Registry;
+
+/// What ends a server ([`HttpServer::serve_until`]'s `shutdown`).
+type Shutdown<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+/// A running server.
+type Serving<'a> = Pin<Box<dyn Future<Output = io::Result<()>> + Send + 'a>>;
 
 /// The path Streamable HTTP is served on.
 pub(crate) const HTTP_PATH: &str = "/mcp";
@@ -130,19 +136,31 @@ impl HttpServer {
 
     /// Serves on `listener` until the process ends. A failed `accept` is logged and
     /// retried, not returned.
-    pub async fn serve(self, listener: TcpListener) -> io::Result<()> {
-        self.serve_until(listener, std::future::pending()).await
+    pub fn serve(self, listener: TcpListener) -> impl Future<Output = io::Result<()>> + Send {
+        self.serve_until(listener, std::future::pending())
     }
 
     /// Serves on `listener` until `shutdown` completes, then stops accepting, lets the
     /// calls in flight finish for [`HttpLimits::shutdown_grace`], answers those still
     /// running with a shutdown error (503, the request's id), closes every connection
     /// and returns. A request arriving during shutdown gets 503 with `Retry-After`.
-    pub async fn serve_until(
+    pub fn serve_until<'a>(
         self,
         listener: TcpListener,
-        shutdown: impl Future<Output = ()>,
-    ) -> io::Result<()> {
+        shutdown: impl Future<Output = ()> + Send + 'a,
+    ) -> impl Future<Output = io::Result<()>> + Send + 'a {
+        self.serve_boxed(listener, Box::pin(shutdown))
+    }
+
+    /// The server behind a pointer, made here and not generic: otherwise every crate
+    /// that serves would compile its own copy of the whole HTTP server (as for
+    /// [`McpServer::serve_stdio`]).
+    #[inline(never)]
+    fn serve_boxed<'a>(self, listener: TcpListener, shutdown: Shutdown<'a>) -> Serving<'a> {
+        Box::pin(self.run(listener, shutdown))
+    }
+
+    async fn run(self, listener: TcpListener, shutdown: Shutdown<'_>) -> io::Result<()> {
         let HttpServer {
             server,
             limits,
@@ -201,7 +219,7 @@ impl HttpServer {
             client_approval,
             declares_headers,
         });
-        let mut shutdown = std::pin::pin!(shutdown);
+        let mut shutdown = shutdown;
         loop {
             tokio::select! {
                 stream = accept(&listener) => {
@@ -255,8 +273,11 @@ impl McpServer {
     }
 
     /// [`McpServer::serve_http`] on a listener you bound (port 0 in a test, say).
-    pub async fn serve_http_on(self, listener: TcpListener) -> io::Result<()> {
-        HttpServer::new(self).serve(listener).await
+    pub fn serve_http_on(
+        self,
+        listener: TcpListener,
+    ) -> impl Future<Output = io::Result<()>> + Send {
+        HttpServer::new(self).serve(listener)
     }
 }
 
