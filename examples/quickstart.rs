@@ -3,10 +3,17 @@
 //!
 //! Run it with `cargo run --example quickstart`.
 
-mod tools;
+// Two of the example tool sets (the coding tools need more crates than this example).
+#[allow(dead_code)]
+#[path = "tools/basics.rs"]
+mod basics;
+#[allow(dead_code)]
+#[path = "tools/payments.rs"]
+mod payments;
 
+use basics::{ConvertTemperature, Notes, SaveNote, SearchNotes};
+use payments::PaymentsDesk;
 use serde_json::json;
-use tools::{ConvertTemperature, Notes, PaymentsDesk, SaveNote, SearchNotes};
 use toolwright::approval::ApprovalDecision;
 use toolwright::policy::Caller;
 use toolwright::{CallArguments, Context, Registry, ToolCall};
