@@ -14,6 +14,7 @@ pub(crate) mod format;
 pub(crate) mod json;
 mod keywords;
 mod pattern;
+mod uri;
 
 use std::collections::HashSet;
 
