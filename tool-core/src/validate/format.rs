@@ -2,6 +2,8 @@
 //! sends "next friday" for a date gets told so, with the shape it should have used.
 //! Other format names stay annotations, as JSON Schema 2020-12 makes them by default.
 
+use super::uri::{is_ipv4, is_ipv6, is_uri};
+
 /// A format the validator checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -101,7 +103,7 @@ impl Format {
             Format::Ipv4 => is_ipv4(text),
             Format::Ipv6 => is_ipv6(text),
             Format::Uuid => is_uuid(text),
-            Format::Uri => super::uri::is_uri(text),
+            Format::Uri => is_uri(text),
             Format::LocalDateTime => match text.split_once('T') {
                 Some((date, time)) => is_date(date) && partial_time(time, false).is_some(),
                 None => false,
@@ -269,31 +271,6 @@ fn is_time(text: &str) -> bool {
         return utc == 23 * 60 + 59;
     }
     true
-}
-
-fn is_ipv4(text: &str) -> bool {
-    let parts: Vec<&str> = text.split('.').collect();
-    parts.len() == 4
-        && parts.iter().all(|part| {
-            !part.is_empty()
-                && part.len() <= 3
-                && part.bytes().all(|b| b.is_ascii_digit())
-                && (part.len() == 1 || !part.starts_with('0'))
-                && part.parse::<u16>().is_ok_and(|n| n <= 255)
-        })
-}
-
-pub(super) fn is_ipv6(text: &str) -> bool {
-    // The standard library's parser follows RFC 4291 (one `::`, 1-4 hex digits per
-    // group, a trailing dotted IPv4); the IPv4 part must also pass the strict check
-    // above (no leading zeros).
-    if !text.is_ascii() || text.parse::<std::net::Ipv6Addr>().is_err() {
-        return false;
-    }
-    match text.rsplit_once(':') {
-        Some((_, last)) if last.contains('.') => is_ipv4(last),
-        _ => true,
-    }
 }
 
 fn is_hostname(text: &str) -> bool {

@@ -1,7 +1,6 @@
-//! The `uri` format: RFC 3986's `absolute-URI` with an optional fragment, checked by hand
-//! (the same grammar a pattern would express, at a fraction of a regex engine's cost).
-
-use super::format::is_ipv6;
+//! RFC 3986 by hand: the `uri` format (`absolute-URI` with an optional fragment) and the
+//! IP addresses of its hosts, which are the `ipv4` and `ipv6` formats too (the same
+//! grammar a pattern would express, at a fraction of a regex engine's cost).
 
 /// RFC 3986 `absolute-URI` with an optional fragment: scheme, then `//authority` and a
 /// path, or a path alone; every character from its class or percent-encoded. The host of
@@ -132,6 +131,31 @@ fn parses_as_url(text: &str) -> bool {
 #[cfg(not(feature = "url"))]
 fn parses_as_url(_: &str) -> bool {
     true
+}
+
+pub(super) fn is_ipv4(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('.').collect();
+    parts.len() == 4
+        && parts.iter().all(|part| {
+            !part.is_empty()
+                && part.len() <= 3
+                && part.bytes().all(|b| b.is_ascii_digit())
+                && (part.len() == 1 || !part.starts_with('0'))
+                && part.parse::<u16>().is_ok_and(|n| n <= 255)
+        })
+}
+
+pub(super) fn is_ipv6(text: &str) -> bool {
+    // The standard library's parser follows RFC 4291 (one `::`, 1-4 hex digits per
+    // group, a trailing dotted IPv4); the IPv4 part must also pass the strict check
+    // above (no leading zeros).
+    if !text.is_ascii() || text.parse::<std::net::Ipv6Addr>().is_err() {
+        return false;
+    }
+    match text.rsplit_once(':') {
+        Some((_, last)) if last.contains('.') => is_ipv4(last),
+        _ => true,
+    }
 }
 
 #[cfg(test)]
