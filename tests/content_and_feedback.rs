@@ -21,6 +21,18 @@ fn sales_chart() -> Content {
         .resource_text("file:///sales.csv", "text/csv", "week,sales\n1,100\n")
 }
 
+/// Play back this week's sales call, with its spreadsheet.
+#[tool(effect = "read_only")]
+fn sales_call() -> Content {
+    Content::new()
+        .audio(b"RIFF0000WAVE", "audio/wav")
+        .resource_bytes(
+            "file:///sales.xlsx",
+            "application/vnd.ms-excel",
+            b"PK\x03\x04",
+        )
+}
+
 /// Render the yearly sales chart, with every week's figure.
 #[tool(effect = "read_only")]
 fn yearly_chart() -> Content {
@@ -270,8 +282,8 @@ fn broken() -> Result<String, toolwright::ToolError> {
 
 /// The MCP server builds its `CallToolResult` from the result's typed parts; it must say
 /// exactly what the MCP dialect renders, for every kind of output (text, JSON object and
-/// array, observation, content blocks, content cut to budget, argument errors, tool
-/// errors).
+/// array, observation, content blocks of every kind, content cut to budget, argument
+/// errors, tool errors).
 #[cfg(feature = "mcp")]
 #[test]
 fn the_mcp_server_answers_exactly_what_the_mcp_dialect_renders() {
@@ -280,6 +292,7 @@ fn the_mcp_server_answers_exactly_what_the_mcp_dialect_renders() {
     let registry = || {
         Registry::builder()
             .with(SalesChart)
+            .with(SalesCall)
             .with(YearlyChart)
             .with(CountWords)
             .with(Profile)
@@ -296,6 +309,7 @@ fn the_mcp_server_answers_exactly_what_the_mcp_dialect_renders() {
     let saved = regex::Regex::new(r"saved to [^ ]+\.txt").unwrap();
     for (name, arguments) in [
         ("sales_chart", json!({})),
+        ("sales_call", json!({})),
         ("yearly_chart", json!({})),
         ("count_words", json!({"text": "one two three"})),
         ("count_words", json!({"text": 7, "extra": true})),

@@ -106,6 +106,19 @@ async fn a_retry_must_carry_the_untouched_ticket_and_runs_once() {
     assert_eq!(result["resultType"], "input_required", "{first}");
     let request = &result["inputRequests"]["approval"];
     assert_eq!(request["method"], "elicitation/create");
+    assert_eq!(request["params"]["mode"], "form");
+    assert_eq!(
+        request["params"]["requestedSchema"],
+        json!({
+            "type": "object",
+            "properties": {"approve": {
+                "type": "boolean",
+                "title": "Approve",
+                "description": "Run transfer with these arguments"
+            }},
+            "required": ["approve"]
+        })
+    );
     let message = request["params"]["message"].as_str().unwrap();
     assert!(
         message.contains("transfer")

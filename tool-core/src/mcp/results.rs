@@ -46,7 +46,6 @@ fn call_tool_result(result: &crate::call::ToolResult) -> Result<CallToolResult, 
         .into_iter()
         .map(|part| match part {
             Part::Text(text) => Ok(rmcp::model::ContentBlock::text(text.into_owned())),
-            // Images, audio and resources are rare: through JSON, once each.
             Part::Block(block) => rmcp_block(block),
         })
         .collect::<Result<Vec<_>, _>>()?;

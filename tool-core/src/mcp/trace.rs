@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 use tracing::Span;
 
 /// The span of one `tools/call` of session `session` calling `tool`, request `id`, with
-/// the request's `_meta` and its HTTP headers read by `header`; made only when a subscriber was ever set,
-/// like the call's own span (so `id` is only rendered then).
+/// the request's `_meta` and its HTTP headers read by `header`; made only when a
+/// subscriber was ever set, like the call's own span (so `id` is only rendered then).
 pub(super) fn request_span<'a>(
     session: &str,
     tool: &str,

@@ -370,6 +370,25 @@ mod tests {
         }
     }
 
+    /// The hand-written durations say what the RFC 3339 pattern they replaced said, on
+    /// 50,000 strings made of the characters that matter.
+    #[test]
+    fn durations_agree_with_the_pattern_they_replaced() {
+        let pattern = regex_lite::Regex::new(r"^P(?:(?:[0-9]+D|[0-9]+M(?:[0-9]+D)?|[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?)(?:T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S))?|T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)|[0-9]+W)$").unwrap();
+        let strings =
+            crate::validate::uri::tests::strings(b"P19YMDTHSW", &["P", "PT", "P1"], 50_000);
+        let mut valid = 0;
+        for text in strings {
+            assert_eq!(
+                Format::Duration.matches(&text),
+                pattern.is_match(&text),
+                "{text:?}"
+            );
+            valid += usize::from(pattern.is_match(&text));
+        }
+        assert!(valid > 500, "{valid}");
+    }
+
     #[test]
     fn uuids_are_hex_in_five_groups() {
         assert!(Format::Uuid.matches("0F8FAD5B-D9CB-469F-A165-70867728950E"));
