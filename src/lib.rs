@@ -190,8 +190,9 @@ pub mod mcp_client {
     /// before that, install one yourself.
     pub use toolwright_core::mcp_client::rmcp;
     pub use toolwright_core::mcp_client::{
-        ConnectError, Finding, FindingKind, ImportLimits, McpSource, McpSourceBuilder, SignIn,
-        Trust, effect_of,
+        ConnectError, Finding, FindingKind, ImportLimits, ImportStatus, MAX_CURSOR_BYTES,
+        MAX_ELICITATIONS, MAX_MESSAGE_BYTES, MAX_PAGES, McpSource, McpSourceBuilder,
+        REFRESH_INTERVAL, SignIn, ToolReport, Trust, effect_of,
     };
 }
 

@@ -275,7 +275,7 @@ fn an_external_call_cut_off_by_its_time_limit_leaves_its_outcome_unknown() {
     let retry = rt
         .block_on(registry.dispatch(&ctx, refund_call("b", "C-3", 100).with_idempotency_key("k")));
     let refused = error(&retry);
-    assert_eq!(refused.kind, ErrorKind::Conflict);
+    assert_eq!(refused.kind, ErrorKind::OutcomeUnknown);
     assert!(refused.message.contains("unknown"), "{}", refused.message);
     assert!(!refused.retryable);
     assert!(

@@ -199,7 +199,7 @@ fn a_claim_lost_with_its_replica_is_reported_unknown(store: &str, name: &str) {
     let (status, retry) = b.post(&payout(2, &recipient, 100, Some(&key)));
     assert_eq!(status, 200, "{retry}");
     let error: Value = serde_json::from_str(text(&retry)).unwrap();
-    assert_eq!(error["error"], "conflict", "{retry}");
+    assert_eq!(error["error"], "outcome_unknown", "{retry}");
     assert!(
         error["message"].as_str().unwrap().contains("unknown"),
         "{retry}"

@@ -60,6 +60,8 @@ mod mcp_approval;
 mod mcp_auth;
 #[cfg(all(feature = "mcp-http", feature = "mcp-client"))]
 mod mcp_client;
+#[cfg(feature = "mcp-client")]
+mod mcp_client_hostile;
 #[cfg(feature = "mcp-http")]
 mod mcp_clients;
 #[cfg(feature = "mcp")]

@@ -26,6 +26,11 @@ pub enum ErrorKind {
     Cancelled,
     /// The call waits for a person's approval; it has not run.
     AwaitingApproval,
+    /// The call was sent (or started) and then cut off before it said how it ended (a
+    /// connection lost mid-call, a process that stopped): it may or may not have taken
+    /// effect. Never retryable as it is: check the outside world first. A keyed call with
+    /// this outcome is never run again under its key.
+    OutcomeUnknown,
     /// The tool ran and failed.
     Failed,
     /// A bug or a misconfiguration on the harness side; not the model's fault.
@@ -34,7 +39,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 10] = [
+    pub const ALL: [ErrorKind; 11] = [
         ErrorKind::InvalidArguments,
         ErrorKind::UnknownTool,
         ErrorKind::Denied,
@@ -43,6 +48,7 @@ impl ErrorKind {
         ErrorKind::Timeout,
         ErrorKind::Cancelled,
         ErrorKind::AwaitingApproval,
+        ErrorKind::OutcomeUnknown,
         ErrorKind::Failed,
         ErrorKind::Internal,
     ];
@@ -58,6 +64,7 @@ impl ErrorKind {
             ErrorKind::Timeout => "timeout",
             ErrorKind::Cancelled => "cancelled",
             ErrorKind::AwaitingApproval => "awaiting_approval",
+            ErrorKind::OutcomeUnknown => "outcome_unknown",
             ErrorKind::Failed => "failed",
             ErrorKind::Internal => "internal",
         }

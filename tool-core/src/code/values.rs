@@ -22,6 +22,7 @@ pub(super) fn exception_of(error: &ToolError) -> MontyException {
         | ErrorKind::Conflict
         | ErrorKind::Cancelled
         | ErrorKind::AwaitingApproval
+        | ErrorKind::OutcomeUnknown
         | ErrorKind::Failed
         | ErrorKind::Internal => ExcType::RuntimeError,
     };

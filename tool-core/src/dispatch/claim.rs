@@ -50,7 +50,7 @@ impl Registry {
                 .with_retryable(false)
                 .with_hint("a new call needs a new idempotency key; to repeat the first call, send its exact arguments"),
                 Ok(Claim::Unknown) => ToolError::new(
-                    ErrorKind::Conflict,
+                    ErrorKind::OutcomeUnknown,
                     format!(
                         "an earlier attempt with this {what} started and never reported how it ended (it was cut off, or its process stopped), so whether it took effect is unknown; this call did not run"
                     ),
@@ -194,6 +194,8 @@ pub(crate) enum Held {
 /// frees its key.
 pub(super) fn settlement_for(tool: &str, effect: Effect, outcome: &ToolOutcome) -> Settlement {
     match outcome {
+        // The tool says it cannot know (a remote call cut off mid-flight).
+        Err(error) if error.kind == ErrorKind::OutcomeUnknown => Settlement::Unknown,
         Err(error)
             if matches!(
                 error.kind,

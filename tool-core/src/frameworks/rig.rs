@@ -152,7 +152,10 @@ fn rig_kind(kind: ErrorKind) -> ToolErrorKind {
         ErrorKind::Denied | ErrorKind::AwaitingApproval => ToolErrorKind::PermissionDenied,
         ErrorKind::Timeout => ToolErrorKind::Timeout,
         ErrorKind::Cancelled => ToolErrorKind::Cancelled,
-        ErrorKind::Conflict | ErrorKind::Failed | ErrorKind::Internal => ToolErrorKind::Other,
+        ErrorKind::Conflict
+        | ErrorKind::OutcomeUnknown
+        | ErrorKind::Failed
+        | ErrorKind::Internal => ToolErrorKind::Other,
     }
 }
 

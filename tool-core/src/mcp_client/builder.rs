@@ -5,10 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::credentials::{ClientCredentials, Grant, Secret, SignIn};
-use super::import::{self, Finding, FindingKind, ImportLimits, Trust};
+use super::import::{self, ImportLimits, Trust};
 use super::link::{ConnectError, Elicit, Endpoint, Handler, Link};
 use super::remote::RemoteTool;
-use super::shared::{Shared, list};
+use super::listing::list;
+use super::names;
+use super::shared::{Settings, Shared};
 use super::source::McpSource;
 
 /// A predicate over a server's tools, as listed.
@@ -29,6 +31,7 @@ pub struct McpSourceBuilder {
     honours_keys: bool,
     version: Option<rmcp::model::ProtocolVersion>,
     elicit: Option<Elicit>,
+    settings: Option<crate::registry::ToolSettings>,
 }
 
 impl McpSource {
@@ -55,18 +58,12 @@ impl McpSource {
     pub(super) fn assemble(
         name: String,
         link: Link,
-        (call_timeout, honours_keys): (Duration, bool),
+        settings: Settings,
         listed: &[rmcp::model::Tool],
         imported: Vec<(Arc<str>, super::import::Imported)>,
-        findings: Vec<Finding>,
+        report: super::report::Report,
     ) -> Arc<Self> {
-        let shared = Arc::new(Shared::new(
-            name,
-            link,
-            (call_timeout, honours_keys),
-            listed,
-            &imported,
-        ));
+        let shared = Arc::new(Shared::new(name, link, settings, listed, &imported));
         let tools = imported
             .into_iter()
             .map(|(remote, tool)| {
@@ -82,7 +79,7 @@ impl McpSource {
         Arc::new(McpSource {
             shared,
             tools,
-            findings,
+            report: std::sync::Mutex::new(report),
         })
     }
 }
@@ -101,6 +98,7 @@ impl McpSourceBuilder {
             honours_keys: false,
             version: None,
             elicit: None,
+            settings: None,
         }
     }
 
@@ -184,6 +182,15 @@ impl McpSourceBuilder {
         self
     }
 
+    /// Gives every tool of the server `settings` (a policy for the whole server, a time
+    /// limit, a budget, who may call them), under the registry's
+    /// [`configure`](crate::RegistryBuilder::configure) for one tool, which takes
+    /// precedence.
+    pub fn settings(mut self, settings: crate::registry::ToolSettings) -> Self {
+        self.settings = Some(settings);
+        self
+    }
+
     /// Sets the bounds on what the server may put before a model.
     pub fn limits(mut self, limits: ImportLimits) -> Self {
         self.limits = limits;
@@ -245,49 +252,49 @@ impl McpSourceBuilder {
         self
     }
 
-    /// Connects, lists every tool (all pages, or an error: never part of a list), and
-    /// imports those the filters keep.
+    /// Connects, lists every tool (all pages, within the caps of the mcp-client guide:
+    /// a listing that breaks one is an error, never part of a list), and imports those the
+    /// filters keep: each entry on its own, so a malformed or refused one costs only
+    /// itself ([`McpSource::report`] says which and why).
     pub async fn connect(self) -> Result<Arc<McpSource>, ConnectError> {
-        let handler = Handler {
-            elicit: self.elicit,
-            ..Handler::default()
-        };
-        let link = Link::new(self.endpoint, handler, self.connect_timeout, self.version);
-        let listed = list(&link).await?;
-        let mut findings = Vec::new();
-        let mut imported = Vec::new();
-        for tool in listed
+        let handler = Handler::new(self.elicit);
+        let mut link = Link::new(self.endpoint, handler, self.connect_timeout, self.version);
+        link.message_bytes = self.limits.message_bytes.min(import::MAX_MESSAGE_BYTES);
+        let listing = list(&link, &self.limits).await?;
+        let mut findings = listing.refused;
+        let kept: Vec<&rmcp::model::Tool> = listing
+            .tools
             .iter()
             .filter(|tool| self.filters.iter().all(|keep| keep(tool)))
-        {
-            if imported.len() == self.limits.tools {
-                findings.push(Finding {
-                    tool: tool.name.to_string(),
-                    kind: FindingKind::Refused,
-                    detail: format!(
-                        "over the limit of {} tools from one server",
-                        self.limits.tools
-                    ),
-                });
-                continue;
-            }
-            if let Some(imported_tool) = import::import(
-                tool,
-                self.prefix.as_deref(),
-                self.trust,
-                &self.limits,
-                &mut findings,
-            ) {
+            .collect();
+        let remotes: Vec<&str> = kept.iter().map(|tool| tool.name.as_ref()).collect();
+        let names = names::assign(&remotes, self.prefix.as_deref(), &mut findings);
+        let mut imported = Vec::new();
+        let mut entries = Vec::new();
+        for (tool, name) in kept.into_iter().zip(names) {
+            let imported_tool = name.and_then(|name| {
+                import::import(tool, name, self.trust, &self.limits, &mut findings)
+            });
+            entries.push((
+                crate::lint::screen::escape(&tool.name),
+                imported_tool.as_ref().map(|tool| tool.spec.name.clone()),
+            ));
+            if let Some(imported_tool) = imported_tool {
                 imported.push((Arc::from(tool.name.as_ref()), imported_tool));
             }
         }
         Ok(McpSource::assemble(
             self.name,
             link,
-            (self.call_timeout, self.honours_keys),
-            &listed,
+            Settings {
+                call_timeout: self.call_timeout,
+                honours_keys: self.honours_keys,
+                limits: self.limits,
+                tool_settings: self.settings,
+            },
+            &listing.tools,
             imported,
-            findings,
+            super::report::Report::new(entries, findings),
         ))
     }
 }

@@ -103,9 +103,25 @@ pub(super) struct Handler {
     pub(super) elicit: Option<Elicit>,
     /// The version `initialize` asks for, when one before 2026-07-28 is set.
     pub(super) initialize_version: Option<ProtocolVersion>,
+    /// Calls sent, and elicitation requests answered: a server gets at most
+    /// [`MAX_ELICITATIONS`] per call sent on the connection, then a refusal.
+    pub(super) calls_sent: Arc<AtomicU64>,
+    elicited: Arc<AtomicU64>,
 }
 
+/// How many elicitation requests (2025-11-25's, on the connection) a server may send per
+/// call sent; past it, each is refused with an error (a server that asks again after
+/// every answer cannot keep a person, or the handler, busy without end).
+pub const MAX_ELICITATIONS: u64 = 10;
+
 impl Handler {
+    pub(super) fn new(elicit: Option<Elicit>) -> Self {
+        Handler {
+            elicit,
+            ..Handler::default()
+        }
+    }
+
     /// The tool list may have changed.
     pub(super) fn list_changed(&self) {
         self.dirty.store(true, Ordering::Release);
@@ -123,10 +139,29 @@ impl rmcp::ClientHandler for Handler {
         request: ElicitRequestParams,
         _: rmcp::service::RequestContext<RoleClient>,
     ) -> Result<ElicitResult, rmcp::model::ErrorData> {
+        let answered = self.elicited.fetch_add(1, Ordering::AcqRel);
+        if answered >= self.calls_sent.load(Ordering::Acquire) * MAX_ELICITATIONS {
+            return Err(rmcp::model::ErrorData::invalid_request(
+                format!("this client answers at most {MAX_ELICITATIONS} elicitation requests per call"),
+                None,
+            ));
+        }
         Ok(match &self.elicit {
             Some(elicit) => elicit(request).await,
             None => ElicitResult::new(rmcp::model::ElicitationAction::Decline),
         })
+    }
+
+    /// No roots were given (toolwright declares no roots capability): an error, not an
+    /// empty list a server would read as "no files may be touched" or "any".
+    #[allow(deprecated)] // roots (SEP-2577): still asked by 2025-11-25 servers
+    async fn list_roots(
+        &self,
+        _: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::model::ErrorData> {
+        Err(rmcp::model::ErrorData::method_not_found::<
+            rmcp::model::ListRootsRequestMethod,
+        >())
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -171,6 +206,11 @@ pub(super) struct Link {
     pub(super) oauth: Tokens,
     /// How many connections were made (the first included).
     pub(super) connections: AtomicU64,
+    /// The longest message read from a stdio server, in bytes.
+    pub(super) message_bytes: usize,
+    /// When a connection was last found lost: a safe call waits for the server to be
+    /// back for a while after it, instead of failing at once.
+    lost_at: Mutex<Option<std::time::Instant>>,
 }
 
 impl Link {
@@ -192,13 +232,32 @@ impl Link {
             generations: AtomicU64::new(0),
             oauth: Tokens::default(),
             connections: AtomicU64::new(0),
+            message_bytes: rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH,
+            lost_at: Mutex::new(None),
         }
+    }
+
+    /// Whether a connection was lost within `window`.
+    pub(super) fn lost_within(&self, window: Duration) -> bool {
+        self.lost_at
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some_and(|at| at.elapsed() <= window)
+    }
+
+    /// The generation of the latest connection (0 before the first).
+    pub(super) fn generation(&self) -> u64 {
+        self.generations.load(Ordering::Acquire)
     }
 
     fn live(&self) -> Option<(Arc<Running>, u64)> {
         let current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
         let current = current.as_ref()?;
         let alive = !current.service.is_closed() && !current.service.peer().is_transport_closed();
+        if !alive {
+            *self.lost_at.lock().unwrap_or_else(PoisonError::into_inner) =
+                Some(std::time::Instant::now());
+        }
         alive.then(|| (current.service.clone(), current.generation))
     }
 
@@ -283,6 +342,8 @@ impl Link {
             && let Some(old) = current.take()
         {
             old.service.cancellation_token().cancel();
+            *self.lost_at.lock().unwrap_or_else(PoisonError::into_inner) =
+                Some(std::time::Instant::now());
         }
     }
 
@@ -336,12 +397,24 @@ impl Link {
         let handler = self.handler.clone();
         let handshake = match &self.endpoint {
             Endpoint::Stdio(command) => {
-                let transport = rmcp::transport::TokioChildProcess::builder(tokio_command(command))
-                    .stderr(std::process::Stdio::inherit())
-                    .spawn()
-                    .map_err(ConnectError::Spawn)?
-                    .0;
-                Box::pin(detached(handler.serve_with_lifecycle(transport, lifecycle)))
+                let mut command = tokio_command(command);
+                command
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::inherit());
+                let mut child = command.spawn().map_err(ConnectError::Spawn)?;
+                let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take())
+                else {
+                    return Err(ConnectError::Spawn(std::io::Error::other(
+                        "the child's stdin or stdout could not be had",
+                    )));
+                };
+                // The server's lines within the message limit; the child ends with them.
+                let stdout =
+                    super::bounded::BoundedLines::new(stdout, Some(child), self.message_bytes);
+                Box::pin(detached(
+                    handler.serve_with_lifecycle((stdout, stdin), lifecycle),
+                ))
                     as std::pin::Pin<Box<dyn Future<Output = _> + Send>>
             }
             Endpoint::Http {
@@ -414,6 +487,10 @@ pub(super) async fn detached<T: Send + 'static>(
 /// `error` and every error under it, so the reason (refused, reset, a certificate) is
 /// not lost behind "error sending request".
 pub(super) fn with_causes(error: &dyn std::error::Error) -> String {
+    crate::lint::screen::escape(&causes(error))
+}
+
+fn causes(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

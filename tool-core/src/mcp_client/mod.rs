@@ -52,12 +52,16 @@
 //! # Ok(()) }
 //! ```
 
+mod bounded;
 mod builder;
 mod credentials;
 mod import;
 mod link;
+mod listing;
+mod names;
 mod remote;
 mod renewal;
+mod report;
 mod shared;
 mod source;
 
@@ -65,6 +69,9 @@ pub use rmcp;
 
 pub use builder::McpSourceBuilder;
 pub use credentials::SignIn;
-pub use import::{Finding, FindingKind, ImportLimits, Trust, effect_of};
-pub use link::ConnectError;
+pub use import::{Finding, FindingKind, ImportLimits, MAX_MESSAGE_BYTES, Trust, effect_of};
+pub use link::{ConnectError, MAX_ELICITATIONS};
+pub use listing::{MAX_CURSOR_BYTES, MAX_PAGES};
+pub use report::{ImportStatus, ToolReport};
+pub use shared::REFRESH_INTERVAL;
 pub use source::McpSource;

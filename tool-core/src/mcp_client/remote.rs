@@ -5,16 +5,14 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, InputRequiredResult, MetaObject,
-    RequestMetaObject,
-};
+use rmcp::model::{CallToolRequestParams, InputRequiredResult, MetaObject, RequestMetaObject};
 use serde_json::{Map, Value};
 
 use super::link;
 use super::shared::{Listed, Shared};
 use crate::content::ContentBlock;
 use crate::context::Context;
+use crate::lint::screen;
 use crate::effect::Effect;
 use crate::error::{ErrorKind, ToolError};
 use crate::spec::ToolSpec;
@@ -106,7 +104,56 @@ impl RemoteTool {
     fn replay_safe(&self, keyed: bool) -> bool {
         self.spec.effect == Effect::ReadOnly
             || self.spec.is_idempotent()
-            || (keyed && self.source.honours_keys)
+            || (keyed && self.source.settings.honours_keys)
+    }
+
+    /// The live connection, made again if lost. Nothing was sent yet, so any call may wait:
+    /// shortly after a connection was lost (the server restarting), it tries again with
+    /// backoff until `deadline`; otherwise it fails at once.
+    async fn reconnect(
+        &self,
+        deadline: std::time::Instant,
+    ) -> Result<(Arc<link::Running>, u64), ToolError> {
+        let source = &*self.source;
+        let mut backoff = std::time::Duration::from_millis(50);
+        loop {
+            let error = match source.link.service().await {
+                Ok(live) => return Ok(live),
+                Err(error) => error,
+            };
+            let restarting = source.link.lost_within(source.settings.call_timeout);
+            if !restarting || std::time::Instant::now() + backoff >= deadline {
+                return Err(ToolError::retryable(format!(
+                    "the MCP server '{}' cannot be reached: {error}",
+                    source.name
+                ))
+                .with_hint("try again in a moment"));
+            }
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(std::time::Duration::from_secs(1));
+        }
+    }
+
+    /// Refuses a call to a tool the server no longer lists as it was imported.
+    fn still_listed(&self) -> Result<(), ToolError> {
+        let source = &*self.source;
+        match source.listed(&self.remote) {
+            Listed::Same => Ok(()),
+            Listed::Gone => Err(ToolError::new(
+                ErrorKind::NotFound,
+                format!(
+                    "'{}' is no longer offered by the MCP server '{}'",
+                    self.spec.name, source.name
+                ),
+            )
+            .with_retryable(false)
+            .with_hint("use another tool")),
+            Listed::Changed => Err(ToolError::failed(format!(
+                "the MCP server '{}' changed the contract of '{}' since it was imported; the call was not sent",
+                source.name, self.spec.name
+            ))
+            .with_hint("use another tool: this one is offered again once its contract is reviewed and imported anew")),
+        }
     }
 
     async fn send(
@@ -116,28 +163,6 @@ impl RemoteTool {
         approved: bool,
     ) -> ToolOutcome {
         let source = &*self.source;
-        source.refresh_if_changed().await;
-        match source.listed(&self.remote) {
-            Listed::Same => {}
-            Listed::Gone => {
-                return Err(ToolError::new(
-                    ErrorKind::NotFound,
-                    format!(
-                        "'{}' is no longer offered by the MCP server '{}'",
-                        self.spec.name, source.name
-                    ),
-                )
-                .with_retryable(false)
-                .with_hint("use another tool"));
-            }
-            Listed::Changed => {
-                return Err(ToolError::failed(format!(
-                    "the MCP server '{}' changed the contract of '{}' since it was imported; the call was not sent",
-                    source.name, self.spec.name
-                ))
-                .with_hint("use another tool: this one is offered again once its contract is reviewed and imported anew"));
-            }
-        }
         let span = client_span(&source.name, &self.remote);
         let mut params =
             CallToolRequestParams::new(self.remote.to_string()).with_arguments(arguments);
@@ -164,16 +189,19 @@ impl RemoteTool {
             // person approved it, their yes is the answer, and the call goes on.
             for _ in 0..MAX_ROUNDS {
                 let response = self.attempt(params.clone(), replay_safe).await?;
-                let CallToolResponse::InputRequired(required) = response else {
+                let Answer::InputRequired(required) = response else {
                     return Ok(response);
                 };
                 let question = question(&required);
-                let question = question.as_deref().unwrap_or("(no message)");
+                let question = match question.as_deref() {
+                    Some(words) => format!("in its own words, not toolwright's: \"{words}\""),
+                    None => "(it wrote no message)".to_owned(),
+                };
                 if !approved {
                     return Err(ToolError::new(
                         ErrorKind::AwaitingApproval,
                         format!(
-                            "the MCP server '{}' asks a person before '{}' goes on: {question}",
+                            "the MCP server '{}' asks a person before '{}' goes on; {question}",
                             source.name, self.spec.name
                         ),
                     )
@@ -182,7 +210,7 @@ impl RemoteTool {
                 }
                 params.input_responses = Some(yes_to(&required).ok_or_else(|| {
                     ToolError::failed(format!(
-                        "the MCP server '{}' asks for more than a yes or no to go on with '{}': {question}",
+                        "the MCP server '{}' asks for more than a yes or no to go on with '{}'; {question}",
                         source.name, self.spec.name
                     ))
                     .with_retryable(false)
@@ -205,23 +233,30 @@ impl RemoteTool {
         &self,
         params: CallToolRequestParams,
         replay_safe: bool,
-    ) -> Result<CallToolResponse, ToolError> {
+    ) -> Result<Answer, ToolError> {
         let source = &*self.source;
         let mut attempts = 0;
         let mut renewed = 0;
+        let deadline = std::time::Instant::now() + source.settings.call_timeout;
         loop {
             attempts += 1;
-            let (service, generation) = source.link.service().await.map_err(|error| {
-                // Nothing was sent: any call may be tried again.
+            let (service, generation) = self.reconnect(deadline).await?;
+            // A new process or session: its list read and checked before the first call.
+            source.check_before_call(generation).await.map_err(|error| {
                 ToolError::retryable(format!(
-                    "the MCP server '{}' cannot be reached: {error}",
+                    "the MCP server '{}' cannot be reached: it was connected again, but its tools could not be listed again, so the call was not sent: {error}",
                     source.name
                 ))
                 .with_hint("try again in a moment")
             })?;
+            self.still_listed()?;
             let seen = source.link.renewals();
+            service
+                .service()
+                .calls_sent
+                .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
             let sent =
-                tokio::time::timeout(source.call_timeout, send_once(&service, &params)).await;
+                tokio::time::timeout(source.settings.call_timeout, send_once(&service, &params)).await;
             let error = match sent {
                 Ok(Ok(response)) => return Ok(response),
                 Ok(Err(error)) => error,
@@ -233,7 +268,7 @@ impl RemoteTool {
                             "the MCP server '{}' did not answer '{}' within {} ms; whether it ran is unknown",
                             source.name,
                             self.spec.name,
-                            source.call_timeout.as_millis()
+                            source.settings.call_timeout.as_millis()
                         ),
                     )
                     .with_retryable(replay_safe)
@@ -279,22 +314,37 @@ impl RemoteTool {
                 continue;
             }
             return Err(if lost {
-                ToolError::failed(format!(
-                    "the connection to the MCP server '{}' was lost during the call to '{}'; whether it ran is unknown",
-                    source.name, self.spec.name
-                ))
+                ToolError::new(
+                    ErrorKind::OutcomeUnknown,
+                    format!(
+                        "the connection to the MCP server '{}' was lost during the call to '{}'; whether it ran is unknown",
+                        source.name, self.spec.name
+                    ),
+                )
                 .with_retryable(false)
                 .with_hint(unknown_hint(replay_safe))
+            } else if let rmcp::service::ServiceError::McpError(data) = &error
+                && data.code.0 == super::bounded::OVERSIZED
+            {
+                ToolError::new(
+                    ErrorKind::OutcomeUnknown,
+                    format!(
+                        "'{}' ran on the MCP server '{}', but {}; whether it succeeded is unknown",
+                        self.spec.name, source.name, data.message
+                    ),
+                )
+                .with_retryable(false)
+                .with_hint("ask for less (a narrower query, a page) rather than calling again as is")
             } else if let rmcp::service::ServiceError::McpError(data) = &error {
                 ToolError::failed(format!(
                     "the MCP server '{}' refused the call to '{}': {} (JSON-RPC error {})",
-                    source.name, self.spec.name, data.message, data.code.0
+                    source.name, self.spec.name, screen::escape(&data.message), data.code.0
                 ))
                 .with_retryable(false)
             } else {
                 ToolError::failed(format!(
-                    "the call to '{}' on the MCP server '{}' failed: {error}",
-                    self.spec.name, source.name
+                    "the call to '{}' on the MCP server '{}' failed: {}",
+                    self.spec.name, source.name, link::with_causes(&error)
                 ))
                 .with_retryable(false)
             });
@@ -302,85 +352,248 @@ impl RemoteTool {
     }
 
     /// The server's answer as the tool's outcome.
-    fn answer(&self, response: CallToolResponse) -> ToolOutcome {
+    fn answer(&self, response: Answer) -> ToolOutcome {
         let server = &self.source.name;
         let result = match response {
-            CallToolResponse::Complete(result) => result,
+            Answer::Complete(result) => result,
             // An input-required answer was handled by the rounds in `send`.
-            CallToolResponse::Task(_) => {
+            Answer::Task => {
                 return Err(ToolError::failed(format!(
                     "the MCP server '{server}' made the call to '{}' a task, which this client does not follow",
                     self.spec.name
                 ))
                 .with_retryable(false));
             }
-            _ => {
+            Answer::InputRequired(_) => {
                 return Err(ToolError::failed(format!(
-                    "the MCP server '{server}' answered '{}' in a form this client does not know",
+                    "the MCP server '{server}' kept asking for input on '{}'",
                     self.spec.name
                 ))
                 .with_retryable(false));
             }
         };
-        let CallToolResult {
-            content,
-            structured_content,
-            is_error,
-            ..
-        } = result;
-        let output = blocks(content);
-        if is_error == Some(true) {
-            return Err(ToolError::failed(format!(
-                "'{}' on the MCP server '{server}' failed: {}",
-                self.spec.name,
-                output.to_text()
+        read_result(result, self.output.as_ref()).map_err(|error| {
+            let mut wrapped = ToolError::failed(format!(
+                "{}: '{}' on the MCP server '{server}'",
+                error.message, self.spec.name
             ))
-            .with_retryable(false));
-        }
-        let Some(schema) = &self.output else {
-            return Ok(output);
-        };
-        let Some(structured) = structured_content else {
-            return Err(ToolError::failed(format!(
-                "'{}' on the MCP server '{server}' declares an output schema but sent no structured result",
-                self.spec.name
-            ))
-            .with_retryable(false));
-        };
-        let problems = schema.validate(&structured);
-        if problems.is_empty() {
-            return Ok(ToolOutput::Json(structured));
-        }
-        let mut error = ToolError::failed(format!(
-            "the result of '{}' from the MCP server '{server}' does not match its output schema ({} problem(s))",
-            self.spec.name,
-            problems.len()
-        ))
-        .with_retryable(false);
-        error.problems = problems;
-        Err(error)
+            .with_retryable(false);
+            wrapped.problems = error.problems;
+            wrapped
+        })
     }
 }
 
-/// One `tools/call`. With an elicitation handler installed, the server's input-required
-/// rounds are answered by it (the retry echoes the server's state) until the call
-/// completes; without one, an input-required result comes back as it is.
+/// A `tools/call` result as the tool's outcome, read leniently and one block at a time:
+/// a block of a type this client does not know, or an image whose data is not base64,
+/// becomes a placeholder naming the type (none of its fields), and the blocks known are
+/// kept. `isError` makes it an error; with an `output` schema, the structured content
+/// must match. What the model reads is screened: terminal escapes and hidden characters
+/// removed (the harness keeps the original, as the result's data).
+pub(super) fn read_result(result: Value, output: Option<&Validator>) -> ToolOutcome {
+    let Value::Object(mut result) = result else {
+        return Err(ToolError::failed("the result is not a JSON object").with_retryable(false));
+    };
+    let content = match result.remove("content") {
+        Some(Value::Array(content)) => content,
+        None | Some(Value::Null) => Vec::new(),
+        Some(_) => {
+            return Err(ToolError::failed("the result's `content` is not an array")
+                .with_retryable(false));
+        }
+    };
+    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+    let output_blocks = blocks(content);
+    if is_error {
+        return Err(ToolError::failed(format!(
+            "the call failed: {}",
+            screen::strip_terminal(&output_blocks.to_text()).0
+        ))
+        .with_retryable(false));
+    }
+    let Some(schema) = output else {
+        return Ok(for_model(output_blocks));
+    };
+    let structured = match result.remove("structuredContent") {
+        Some(structured) if !structured.is_null() => structured,
+        _ => {
+            return Err(ToolError::failed(
+                "it declares an output schema but sent no structured result",
+            ));
+        }
+    };
+    let problems = schema.validate(&structured);
+    if problems.is_empty() {
+        return Ok(for_model(ToolOutput::Json(structured)));
+    }
+    let mut error = ToolError::failed(format!(
+        "the result does not match its output schema ({} problem(s))",
+        problems.len()
+    ));
+    error.problems = problems;
+    Err(error)
+}
+
+/// The output, and what the model reads of it screened: when the text has terminal
+/// escapes or hidden characters, the model reads it without them and the harness keeps
+/// the original as data.
+fn for_model(output: ToolOutput) -> ToolOutput {
+    match output {
+        ToolOutput::Text(text) => {
+            let (clean, removed) = screen::strip_terminal(&text);
+            if removed == 0 {
+                ToolOutput::Text(text)
+            } else {
+                ToolOutput::Observation {
+                    data: Value::String(text),
+                    for_model: clean,
+                }
+            }
+        }
+        ToolOutput::Json(value) => {
+            let text = value.to_string();
+            let (clean, removed) = screen::strip_terminal(&text);
+            if removed == 0 {
+                ToolOutput::Json(value)
+            } else {
+                ToolOutput::Observation {
+                    data: value,
+                    for_model: clean,
+                }
+            }
+        }
+        ToolOutput::Content(blocks) => ToolOutput::Content(
+            blocks
+                .into_iter()
+                .map(|block| match block {
+                    ContentBlock::Text { text } => ContentBlock::Text {
+                        text: screen::strip_terminal(&text).0,
+                    },
+                    other => other,
+                })
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+/// The server's answer to one `tools/call`, as this client reads it.
+pub(super) enum Answer {
+    /// The result, as JSON (read leniently by [`read_result`]).
+    Complete(Value),
+    /// The server asks for input before it goes on (2026-07-28).
+    InputRequired(InputRequiredResult),
+    /// The server made the call a task.
+    Task,
+}
+
+/// Sends `notifications/cancelled` for a request dropped before its answer came.
+struct CancelOnDrop {
+    peer: rmcp::service::Peer<rmcp::service::RoleClient>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let _ = peer
+                .notify_cancelled(rmcp::model::CancelledNotificationParam::new(
+                    Some(id),
+                    Some("request abandoned by the caller".to_owned()),
+                ))
+                .await;
+        });
+    }
+}
+
+/// One `tools/call`, its answer read as JSON (rmcp's typed result would refuse a whole
+/// result for one block it does not know). Dropped before the answer, the request is
+/// cancelled.
 async fn send_once(
     service: &Arc<link::Running>,
     params: &CallToolRequestParams,
-) -> Result<CallToolResponse, rmcp::service::ServiceError> {
-    let (service, params) = (service.clone(), params.clone());
+) -> Result<Answer, rmcp::service::ServiceError> {
+    let (service, mut params) = (service.clone(), params.clone());
     link::detached(async move {
-        if service.service().elicit.is_some() {
-            service
-                .call_tool(params)
-                .await
-                .map(CallToolResponse::Complete)
-        } else {
-            service.call_tool_once(params).await
+        let elicit = service.service().elicit.clone();
+        let mut state_only = 0u32;
+        for _ in 0..rmcp::model::DEFAULT_MRTR_MAX_ROUNDS {
+            let answer = send_one(&service, &params).await?;
+            // With an answer installed, the server's questions within the call
+            // (2026-07-28) are put to it, and the call sent again with the answers.
+            let (Answer::InputRequired(required), Some(elicit)) = (&answer, &elicit) else {
+                return Ok(answer);
+            };
+            let mut responses = rmcp::model::InputResponses::new();
+            for (key, request) in required.input_requests.iter().flatten() {
+                let rmcp::model::InputRequest::Elicitation(request) = request else {
+                    return Err(rmcp::service::ServiceError::McpError(
+                        rmcp::model::ErrorData::invalid_request(
+                            "this client answers elicitation requests only",
+                            None,
+                        ),
+                    ));
+                };
+                let answered = elicit(request.params.clone()).await;
+                responses.insert(
+                    key.clone(),
+                    serde_json::to_value(answered).unwrap_or(Value::Null),
+                );
+            }
+            if responses.is_empty() {
+                // Only state to echo: wait a little more each time.
+                state_only += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(50 * u64::from(state_only)))
+                    .await;
+            } else {
+                state_only = 0;
+            }
+            params.input_responses = (!responses.is_empty()).then_some(responses);
+            params.request_state = required.request_state.clone();
         }
+        Err(rmcp::service::ServiceError::InputRequiredRoundsExceeded {
+            max_rounds: rmcp::model::DEFAULT_MRTR_MAX_ROUNDS,
+        })
     })
     .await
+}
+
+/// One `tools/call` request and its answer.
+async fn send_one(
+    service: &link::Running,
+    params: &CallToolRequestParams,
+) -> Result<Answer, rmcp::service::ServiceError> {
+    use rmcp::model::{ClientRequest, CustomRequest, GetMeta as _, ServerResult};
+    let mut params = params.clone();
+    let meta = params.meta.take();
+    let value = serde_json::to_value(&params).unwrap_or(Value::Null);
+    let mut request = CustomRequest::new("tools/call", Some(value));
+    if let Some(meta) = meta {
+        request.get_meta_mut().extend(meta);
+    }
+    let handle = service
+        .send_request_with_option(
+            ClientRequest::CustomRequest(request),
+            rmcp::service::PeerRequestOptions::no_options(),
+        )
+        .await?;
+    let mut guard = CancelOnDrop {
+        peer: service.peer().clone(),
+        id: Some(handle.id.clone()),
+    };
+    let result = handle.await_response().await;
+    guard.id = None;
+    Ok(match result? {
+        ServerResult::InputRequiredResult(required) => Answer::InputRequired(required),
+        ServerResult::CreateTaskResult(_) => Answer::Task,
+        ServerResult::CustomResult(custom) => Answer::Complete(custom.0),
+        other => Answer::Complete(serde_json::to_value(other).unwrap_or(Value::Null)),
+    })
 }
 
 /// How many input-required answers one call may take.
@@ -435,6 +648,13 @@ fn yes_to(required: &InputRequiredResult) -> Option<rmcp::model::InputResponses>
     (!responses.is_empty()).then_some(responses)
 }
 
+/// Whether `data` is standard base64 (with its padding), as MCP's image and audio
+/// blocks carry.
+fn is_base64(data: &str) -> bool {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(data).is_ok()
+}
+
 /// What to do after a call whose outcome is unknown.
 fn unknown_hint(replay_safe: bool) -> &'static str {
     if replay_safe {
@@ -464,22 +684,35 @@ fn client_span(server: &str, tool: &str) -> tracing::Span {
 /// A result's content blocks as a tool output: one text block is text, none is nothing.
 /// A block toolwright has no form for (a resource link, a type from a later protocol)
 /// becomes a line of text naming it.
-fn blocks(content: Vec<rmcp::model::ContentBlock>) -> ToolOutput {
+fn blocks(content: Vec<Value>) -> ToolOutput {
     let mut blocks: Vec<ContentBlock> = content
-        .iter()
-        .map(|block| {
-            let value = serde_json::to_value(block).unwrap_or(Value::Null);
-            serde_json::from_value::<ContentBlock>(value.clone()).unwrap_or_else(|_| {
-                let kind = value
-                    .get("type")
+        .into_iter()
+        .map(|value| {
+            let kind = match value.get("type").and_then(Value::as_str) {
+                Some(kind) if kind.len() <= 64 => screen::escape(kind),
+                Some(_) => "unknown".to_owned(),
+                None => "untyped".to_owned(),
+            };
+            let undecodable = matches!(kind.as_str(), "image" | "audio")
+                && !value
+                    .get("data")
                     .and_then(Value::as_str)
-                    .unwrap_or("unknown");
-                let text = match value.get("uri").and_then(Value::as_str) {
-                    Some(uri) => format!("[{kind}: {uri}]"),
-                    None => format!("[{kind} block]"),
-                };
-                ContentBlock::Text { text }
-            })
+                    .is_some_and(is_base64);
+            let link = (kind == "resource_link")
+                .then(|| value.get("uri").and_then(Value::as_str))
+                .flatten()
+                .map(|uri| screen::escape(&screen::strip_terminal(uri).0));
+            let placeholder = move || ContentBlock::Text {
+                text: match (&link, undecodable) {
+                    (Some(uri), _) => format!("[{kind}: {uri}]"),
+                    (None, true) => format!("[{kind} block whose data is not base64: left out]"),
+                    (None, false) => format!("[{kind} block]"),
+                },
+            };
+            if undecodable {
+                return placeholder();
+            }
+            serde_json::from_value::<ContentBlock>(value).unwrap_or_else(|_| placeholder())
         })
         .collect();
     match blocks.len() {

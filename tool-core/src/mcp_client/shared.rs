@@ -4,11 +4,14 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::import::ImportLimits;
 use super::link::{ConnectError, Link};
+use super::listing::list;
+use crate::lint::screen;
 
 /// Whether a tool is still listed as it was imported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,16 +21,39 @@ pub(super) enum Listed {
     Gone,
 }
 
+/// The settings of a source that its tools read.
+pub(super) struct Settings {
+    pub(super) call_timeout: Duration,
+    /// The server deduplicates calls by the key in `_meta` (a toolwright server does):
+    /// a keyed call may be sent again after a lost connection.
+    pub(super) honours_keys: bool,
+    pub(super) limits: ImportLimits,
+    /// Settings for every tool of the source (`McpSourceBuilder::settings`).
+    pub(super) tool_settings: Option<crate::registry::ToolSettings>,
+}
+
+/// The shortest time between two readings of the list that a `list_changed` asks for: a
+/// flood of announcements costs at most one reading per interval.
+pub const REFRESH_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The longest wait after failed readings (each failure doubles the wait, from
+/// [`REFRESH_INTERVAL`]).
+const MAX_REFRESH_BACKOFF: Duration = Duration::from_secs(30);
+
+/// When the list was last read, and how many readings in a row failed.
+#[derive(Default)]
+struct Readings {
+    last: Option<Instant>,
+    failures: u32,
+}
+
 /// What a source's tools share.
 pub(super) struct Shared {
     pub(super) name: String,
     /// The server's name and address, as errors and results name it.
     pub(super) origin: Arc<str>,
     pub(super) link: Link,
-    pub(super) call_timeout: Duration,
-    /// The server deduplicates calls by the key in `_meta` (a toolwright server does):
-    /// a keyed call may be sent again after a lost connection.
-    pub(super) honours_keys: bool,
+    pub(super) settings: Settings,
     /// Each imported tool's listing (by its name on the server), and whether the server
     /// still lists it so.
     imported: Mutex<HashMap<Arc<str>, (Value, Listed)>>,
@@ -40,29 +66,11 @@ pub(super) struct Shared {
     pub(super) replays: AtomicU64,
     /// Local name of each imported tool, by its name on the server.
     local_names: HashMap<Arc<str>, String>,
-}
-
-/// Every tool the server lists, every page; asked again once with new credentials when
-/// the server refuses for want of authorization.
-pub(super) async fn list(link: &Link) -> Result<Vec<rmcp::model::Tool>, ConnectError> {
-    let mut renewed = 0;
-    loop {
-        let (service, _) = link.service().await?;
-        let seen = link.renewals();
-        let error = match tokio::time::timeout(link.connect_timeout, service.list_all_tools())
-            .await
-            .map_err(|_| ConnectError::Timeout(link.connect_timeout))?
-        {
-            Ok(tools) => return Ok(tools),
-            Err(error) => error,
-        };
-        let Some(challenge) = super::renewal::auth_challenge(&error) else {
-            return Err(ConnectError::List(super::link::with_causes(&error)));
-        };
-        link.renew_at_most(&mut renewed, challenge, seen)
-            .await
-            .map_err(ConnectError::Auth)?;
-    }
+    /// One reading of the list at a time; when the last was, for the pace.
+    readings: tokio::sync::Mutex<Readings>,
+    /// The connection the list was last read on: a call on a newer one (a restarted
+    /// process, a new session) waits for the list to be read and checked again first.
+    checked: AtomicU64,
 }
 
 impl Shared {
@@ -70,16 +78,21 @@ impl Shared {
     pub(super) fn new(
         name: String,
         link: Link,
-        (call_timeout, honours_keys): (Duration, bool),
+        settings: Settings,
         listed: &[rmcp::model::Tool],
         imported: &[(Arc<str>, super::import::Imported)],
     ) -> Self {
+        let checked = link.generation();
         Shared {
-            origin: format!("MCP server '{name}' ({})", link.endpoint.describe()).into(),
+            origin: format!(
+                "MCP server '{}' ({})",
+                screen::escape(&name),
+                link.endpoint.describe()
+            )
+            .into(),
             name,
             link,
-            call_timeout,
-            honours_keys,
+            settings,
             imported: Mutex::new(
                 imported
                     .iter()
@@ -93,6 +106,8 @@ impl Shared {
                 .iter()
                 .map(|(remote, tool)| (remote.clone(), tool.spec.name.clone()))
                 .collect(),
+            readings: tokio::sync::Mutex::new(Readings::default()),
+            checked: AtomicU64::new(checked),
         }
     }
 
@@ -118,35 +133,79 @@ impl Shared {
             .map_or(Listed::Gone, |(_, listed)| *listed)
     }
 
-    /// Reads the list again if the server said it changed.
-    pub(super) async fn refresh_if_changed(&self) {
+    /// Before a call on connection `generation`: the list read and checked again if that
+    /// connection is newer than the last reading's (a respawned process, a new session:
+    /// whatever happens, before the first call on it), or if the server said the list
+    /// changed and the pace allows (one reading at a time, at most one per
+    /// [`REFRESH_INTERVAL`], backing off after failures; otherwise the call goes on with
+    /// the list as last read). An error only when a new connection's list cannot be read.
+    pub(super) async fn check_before_call(&self, generation: u64) -> Result<(), ConnectError> {
         let dirty = &self.link.handler.dirty;
-        if dirty.swap(false, Ordering::AcqRel)
-            && let Err(error) = self.refresh().await
-        {
-            dirty.store(true, Ordering::Release);
-            tracing::warn!(server = %self.name, %error, "the MCP server's tools could not be listed again");
+        let stale = || self.checked.load(Ordering::Acquire) < generation;
+        if !stale() && !dirty.load(Ordering::Acquire) {
+            return Ok(());
         }
+        let mut readings = self.readings.lock().await;
+        if stale() {
+            return self.read(&mut readings).await;
+        }
+        let wait = REFRESH_INTERVAL
+            .saturating_mul(1 << readings.failures.min(16))
+            .min(MAX_REFRESH_BACKOFF);
+        let due = readings.last.is_none_or(|last| last.elapsed() >= wait);
+        if due && dirty.load(Ordering::Acquire) {
+            if let Err(error) = self.read(&mut readings).await {
+                tracing::warn!(server = %screen::escape(&self.name), error = %error, "the MCP server's tools could not be listed again; the last list stays");
+            }
+        }
+        Ok(())
     }
 
-    /// Reads the list and marks each imported tool.
+    /// Reads the list now (one reading at a time) and marks each imported tool; on
+    /// failure the last list stays.
     pub(super) async fn refresh(&self) -> Result<(), ConnectError> {
-        let listed = list(&self.link).await?;
+        let mut readings = self.readings.lock().await;
+        self.read(&mut readings).await
+    }
+
+    async fn read(&self, readings: &mut Readings) -> Result<(), ConnectError> {
+        let dirty = &self.link.handler.dirty;
+        dirty.store(false, Ordering::Release);
+        readings.last = Some(Instant::now());
+        let generation = self.link.generation();
+        let listing = match list(&self.link, &self.settings.limits).await {
+            Ok(listing) => listing,
+            Err(error) => {
+                dirty.store(true, Ordering::Release);
+                readings.failures = readings.failures.saturating_add(1);
+                return Err(error);
+            }
+        };
+        readings.failures = 0;
+        let listed = listing.tools;
         let mut imported = lock(&self.imported);
         for (remote, (listing, state)) in imported.iter_mut() {
-            *state = match listed.iter().find(|tool| *tool.name == **remote) {
-                None => Listed::Gone,
-                Some(tool) if serde_json::to_value(tool).ok().as_ref() == Some(listing) => {
+            let mut matching = listed.iter().filter(|tool| *tool.name == **remote);
+            *state = match (matching.next(), matching.next()) {
+                (None, _) => Listed::Gone,
+                // Listed twice now: which one a call means is ambiguous.
+                (Some(_), Some(_)) => Listed::Changed,
+                (Some(tool), None)
+                    if serde_json::to_value(tool).ok().as_ref() == Some(listing) =>
+                {
                     Listed::Same
                 }
-                Some(_) => Listed::Changed,
+                (Some(_), None) => Listed::Changed,
             };
         }
+        drop(imported);
         *lock(&self.unimported) = listed
             .iter()
             .filter(|tool| !self.seen.contains(tool.name.as_ref()))
             .map(|tool| tool.name.to_string())
             .collect();
+        // The generation the reading began on: a newer one reads again.
+        self.checked.fetch_max(generation, Ordering::AcqRel);
         Ok(())
     }
 }

@@ -8,7 +8,8 @@ use std::time::Duration;
 use super::import::Finding;
 use super::link::ConnectError;
 use super::remote::RemoteTool;
-use super::shared::{Listed, Shared};
+use super::report::ToolReport;
+use super::shared::{Listed, Shared, lock};
 use crate::registry::{Registry, Toolset};
 use crate::tool::Tool;
 
@@ -22,7 +23,7 @@ use crate::tool::Tool;
 pub struct McpSource {
     pub(super) shared: Arc<Shared>,
     pub(super) tools: Vec<Arc<RemoteTool>>,
-    pub(super) findings: Vec<Finding>,
+    pub(super) report: std::sync::Mutex<super::report::Report>,
 }
 
 impl McpSource {
@@ -31,9 +32,17 @@ impl McpSource {
         &self.shared.name
     }
 
-    /// What the import changed, refused or noticed, tool by tool.
-    pub fn findings(&self) -> &[Finding] {
-        &self.findings
+    /// What the import changed, refused or noticed, tool by tool (and what a registry
+    /// left out because another tool had the name).
+    pub fn findings(&self) -> Vec<Finding> {
+        lock(&self.report).findings()
+    }
+
+    /// What became of each tool the server listed: imported, imported and flagged (with
+    /// the kinds of finding), or refused with the reason; then the entries that could
+    /// not be read as tools and what is about the whole listing.
+    pub fn report(&self) -> Vec<ToolReport> {
+        lock(&self.report).tools()
     }
 
     /// The imported tools' names, as the model sees them.
@@ -92,19 +101,14 @@ impl McpSource {
     }
 
     async fn keep_in_step(&self, registry: &Registry) {
-        self.shared
-            .link
-            .handler
-            .dirty
-            .store(false, Ordering::Release);
         if let Err(error) = self.shared.refresh().await {
-            tracing::warn!(server = %self.shared.name, %error, "the MCP server's tools could not be listed again");
+            tracing::warn!(server = %crate::lint::screen::escape(&self.shared.name), %error, "the MCP server's tools could not be listed again; the last list stays");
             return;
         }
         let states = self.shared.states();
         for (name, listed) in states {
             if let Err(error) = registry.set_enabled(&name, listed == Listed::Same) {
-                tracing::warn!(server = %self.shared.name, %error, "an imported tool could not be turned on or off");
+                tracing::warn!(server = %crate::lint::screen::escape(&self.shared.name), %error, "an imported tool could not be turned on or off");
             }
         }
     }
@@ -131,6 +135,16 @@ impl Toolset for McpSource {
 
     fn origin(&self) -> String {
         self.shared.origin.to_string()
+    }
+
+    /// A server's tool gives way to any other of its name: it is left out, and the
+    /// report says so.
+    fn give_way(&self, name: &str, holder: &str) -> bool {
+        lock(&self.report).gave_way(name, holder)
+    }
+
+    fn settings(&self) -> Option<crate::registry::ToolSettings> {
+        self.shared.settings.tool_settings.clone()
     }
 }
 

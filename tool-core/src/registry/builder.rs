@@ -89,7 +89,14 @@ struct Pending {
     tool: Arc<dyn Tool>,
     origin: Arc<str>,
     builtin: Option<Builtin>,
+    /// The settings its set gives every tool of the set ([`Toolset::settings`](super::Toolset::settings)).
+    set_settings: Option<ToolSettings>,
+    /// Asks its set whether it gives way to a later tool of its name.
+    give_way: Option<GiveWay>,
 }
+
+/// A set's answer to whether its tool `name` gives way to `holder`.
+type GiveWay = Arc<dyn Fn(&str, &str) -> bool + Send + Sync>;
 
 impl RegistryBuilder {
     pub(super) fn new() -> Self {
@@ -122,14 +129,14 @@ impl RegistryBuilder {
     }
 
     fn with_one(self, tool: Arc<dyn Tool>, origin: &str) -> Self {
-        self.with_from(vec![tool], None, origin)
+        self.with_from(vec![tool], None, origin, None)
     }
 
     /// Adds every tool of a service (`#[toolset]`); if any of them cannot join, none
     /// does.
     pub fn with_toolset<T: super::Toolset>(self, toolset: Arc<T>) -> Self {
         let origin = toolset.origin();
-        self.with_from(toolset.tools(), None, &origin)
+        self.with_set(toolset, None, &origin)
     }
 
     /// [`RegistryBuilder::with_toolset`] with every tool's name prefixed: `prefix` `_`
@@ -137,12 +144,31 @@ impl RegistryBuilder {
     /// services whose tool names would collide or need their origin shown.
     pub fn with_toolset_prefixed<T: super::Toolset>(self, prefix: &str, toolset: Arc<T>) -> Self {
         let origin = format!("{} prefixed '{prefix}'", toolset.origin());
-        self.with_from(toolset.tools(), Some(prefix), &origin)
+        self.with_set(toolset, Some(prefix), &origin)
+    }
+
+    /// Adds a set's tools under `prefix`, with its settings and its tools that give way.
+    fn with_set<T: super::Toolset>(self, toolset: Arc<T>, prefix: Option<&str>, origin: &str) -> Self {
+        let set = toolset.clone();
+        let give_way: GiveWay = Arc::new(move |name: &str, holder: &str| set.give_way(name, holder));
+        let settings = toolset.settings();
+        self.with_from(
+            toolset.clone().tools(),
+            prefix,
+            origin,
+            Some((give_way, settings)),
+        )
     }
 
     /// Adds `tools` (renamed under `prefix`) if every one of them can join, else keeps
     /// why not: the one copy of the registering code.
-    fn with_from(mut self, tools: Vec<Arc<dyn Tool>>, prefix: Option<&str>, origin: &str) -> Self {
+    fn with_from(
+        mut self,
+        tools: Vec<Arc<dyn Tool>>,
+        prefix: Option<&str>,
+        origin: &str,
+        set: Option<(GiveWay, Option<ToolSettings>)>,
+    ) -> Self {
         let tools: Vec<Arc<dyn Tool>> = match prefix {
             None => tools,
             Some(prefix) => {
@@ -163,12 +189,27 @@ impl RegistryBuilder {
         };
         let before = self.errors.len();
         let mut seen = std::collections::HashSet::new();
-        for tool in &tools {
-            if let Err(error) = check_examples(&**tool) {
+        let mut kept = Vec::with_capacity(tools.len());
+        let mut yielded = Vec::new();
+        for tool in tools {
+            if let Err(error) = check_examples(&*tool) {
                 self.errors.push(error);
             }
             let name = &tool.spec().name;
             if let Some(&index) = self.by_name.get(name) {
+                if let Some((give_way, _)) = &set
+                    && give_way(name, &self.tools[index].origin)
+                {
+                    continue;
+                }
+                if let Some(holder) = self.tools[index].give_way.clone()
+                    && holder(name, origin)
+                {
+                    // The stranger's tool that held the name makes room.
+                    yielded.push(index);
+                    kept.push(tool);
+                    continue;
+                }
                 self.errors.push(RegistryError::DuplicateName {
                     name: name.clone(),
                     first: self.tools[index].origin.to_string(),
@@ -181,11 +222,26 @@ impl RegistryBuilder {
                     second: origin.to_owned(),
                 });
             }
+            kept.push(tool);
         }
         if self.errors.len() == before {
             let origin: Arc<str> = origin.into();
-            for tool in tools {
-                self.push(tool, origin.clone(), None);
+            let (give_way, set_settings) = match set {
+                Some((give_way, settings)) => (Some(give_way), settings),
+                None => (None, None),
+            };
+            for tool in kept {
+                let pending = Pending {
+                    tool,
+                    origin: origin.clone(),
+                    builtin: None,
+                    set_settings: set_settings.clone(),
+                    give_way: give_way.clone(),
+                };
+                match self.by_name.get(&pending.tool.spec().name) {
+                    Some(&index) if yielded.contains(&index) => self.tools[index] = pending,
+                    _ => self.push_pending(pending),
+                }
             }
         }
         self
@@ -193,13 +249,19 @@ impl RegistryBuilder {
 
     /// Adds a tool whose name is known to be free.
     fn push(&mut self, tool: Arc<dyn Tool>, origin: Arc<str>, builtin: Option<Builtin>) {
-        self.by_name
-            .insert(tool.spec().name.clone(), self.tools.len());
-        self.tools.push(Pending {
+        self.push_pending(Pending {
             tool,
             origin,
             builtin,
+            set_settings: None,
+            give_way: None,
         });
+    }
+
+    fn push_pending(&mut self, pending: Pending) {
+        self.by_name
+            .insert(pending.tool.spec().name.clone(), self.tools.len());
+        self.tools.push(pending);
     }
 
     /// Settings of the tool named `tool`, each set one replacing the defaults for it
@@ -356,7 +418,11 @@ impl RegistryBuilder {
         #[cfg(feature = "search")]
         let deferred = self.search.take().map(|search| self.deferral(search));
         let (resumer, extensions, runs_programs) = self.make_planned();
-        let mut own: Vec<Option<ToolSettings>> = vec![None; self.tools.len()];
+        let mut own: Vec<Option<ToolSettings>> = self
+            .tools
+            .iter_mut()
+            .map(|pending| pending.set_settings.take())
+            .collect();
         for (name, settings) in std::mem::take(&mut self.per_tool) {
             match self.by_name.get(&name) {
                 Some(&index) => {

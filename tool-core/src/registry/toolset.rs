@@ -47,6 +47,23 @@ pub trait Toolset: Send + Sync + 'static {
     fn origin(&self) -> String {
         format!("toolset {}", std::any::type_name::<Self>())
     }
+
+    /// Whether the tool `name` of this set gives way when the name is already taken in
+    /// the registry (`holder` says by whom): it is left out (the set is told, through this
+    /// call) instead of the build failing. A stranger's tools give way (an MCP server's:
+    /// one server's problem never removes another's tool, nor a local one); by default a
+    /// set's tools do not, and the collision is an error of the build.
+    fn give_way(&self, name: &str, holder: &str) -> bool {
+        let _ = (name, holder);
+        false
+    }
+
+    /// Settings for every tool of the set (a policy for a whole server, say), before the
+    /// registry's [`configure`](super::RegistryBuilder::configure) for one tool, which
+    /// takes precedence; `None` by default.
+    fn settings(&self) -> Option<super::ToolSettings> {
+        None
+    }
 }
 
 /// Every example of the tool is a call it accepts: read as one, without running it.
