@@ -233,6 +233,7 @@ fn a_restarted_server_is_reconnected_and_a_safe_call_recovers() {
         .block_on(
             McpSource::http("example", &server.url)
                 .trust_annotations()
+                .call_timeout(Duration::from_secs(3))
                 .connect(),
         )
         .unwrap();
@@ -249,6 +250,8 @@ fn a_restarted_server_is_reconnected_and_a_safe_call_recovers() {
     assert!(convert().outcome.is_ok());
     server.child.kill().unwrap();
     server.child.wait().unwrap();
+    // Down for longer than its call may wait (it waits for a restarting server within
+    // its `call_timeout`, tests/mcp_client_hostile.rs): nothing was sent, say so.
     let down = convert().outcome.unwrap_err();
     assert!(down.retryable, "{down:?}");
     let _restarted = HttpServer::start_with(&["--http", &address], &[]);
@@ -890,6 +893,11 @@ fn a_remote_servers_question_becomes_an_approval_ticket_here() {
     assert_eq!(error.kind, ErrorKind::AwaitingApproval, "{error:?}");
     assert!(
         error.message.contains("asks a person") && error.message.contains("5000"),
+        "{error:?}"
+    );
+    // The person reads whose words the question is: the server's, not toolwright's.
+    assert!(
+        error.message.contains("in its own words, not toolwright's"),
         "{error:?}"
     );
     let ticket = paused.ticket.clone().expect("a ticket of our own");

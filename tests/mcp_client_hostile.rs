@@ -203,6 +203,33 @@ fn one_bad_entry_costs_only_itself_and_no_two_tools_share_a_name() {
 }
 
 #[test]
+fn a_server_gives_way_to_a_later_local_tool_and_takes_a_policy_for_all_its_tools() {
+    let runtime = runtime();
+    let (builder, _server) = broken(Transport::Stdio, "2026", "entries");
+    let source = runtime
+        .block_on(
+            builder
+                .settings(ToolSettings::new().policy(AllowAll))
+                .connect(),
+        )
+        .unwrap();
+    // The server's tool came first; the local one, added after, still takes the name.
+    let registry = Registry::builder()
+        .with_toolset(source.clone())
+        .with(LocalClash)
+        .build()
+        .unwrap();
+    assert_eq!(registry.get("local_clash").unwrap().source(), None);
+    assert!(refused(&source.report(), "local_clash").contains("taken in the registry"));
+    // No `defaults` policy: the server's settings let its (untrusted, external) tools run.
+    let echo = runtime.block_on(registry.dispatch(&Context::new(), call("echo", json!({}))));
+    assert!(echo.outcome.is_ok(), "{:?}", echo.outcome);
+    let local =
+        runtime.block_on(registry.dispatch(&Context::new(), call("local_clash", json!({}))));
+    assert_eq!(local.outcome.unwrap().to_text(), "local");
+}
+
+#[test]
 fn every_string_the_model_reads_is_screened_and_the_finding_says_where() {
     let runtime = runtime();
     let (builder, _server) = broken(Transport::Stdio, "2025", "entries");
@@ -255,12 +282,18 @@ fn broken_results_keep_what_is_known_and_the_model_reads_them_screened() {
         };
         let mixed = run("mixed");
         let shown = mixed.for_model().to_owned();
-        assert!(shown.contains("kept") && shown.contains("[hologram block]"), "{transport:?} {era}: {mixed:?}");
+        assert!(
+            shown.contains("kept") && shown.contains("[hologram block]"),
+            "{transport:?} {era}: {mixed:?}"
+        );
         assert!(!shown.contains("s3cr3t"), "{shown}");
         let png = run("bad_png");
         assert!(png.for_model().contains("not base64"), "{png:?}");
         let ansi = run("ansi");
-        assert!(!ansi.for_model().contains(['\u{1b}', '\u{e0049}']), "{ansi:?}");
+        assert!(
+            !ansi.for_model().contains(['\u{1b}', '\u{e0049}']),
+            "{ansi:?}"
+        );
         assert!(ansi.for_model().contains("red and"), "{ansi:?}");
         let Ok(ToolOutput::Observation { data, .. }) = &ansi.outcome else {
             panic!("the original is kept for the harness: {ansi:?}");
@@ -282,12 +315,31 @@ fn an_oversized_answer_fails_its_call_at_once_naming_the_limit() {
         )
         .unwrap();
     let registry = allow_all(source);
-    let run = |name: &str| runtime.block_on(registry.dispatch(&Context::new(), call(name, json!({}))));
+    let run =
+        |name: &str| runtime.block_on(registry.dispatch(&Context::new(), call(name, json!({}))));
     let error = run("oversized").outcome.unwrap_err();
     // Not a timeout: the call failed when the line was dropped.
     assert_eq!(error.kind, ErrorKind::OutcomeUnknown, "{error:?}");
-    assert!(error.message.contains("limit of 1048576 bytes"), "{error:?}");
+    assert!(
+        error.message.contains("limit of 1048576 bytes"),
+        "{error:?}"
+    );
     assert!(run("echo").outcome.is_ok(), "the connection is still good");
+
+    // Over HTTP, rmcp's own 16 MiB limit on a JSON answer: the call fails at once too.
+    let (builder, _server) = broken(Transport::Http, "2025", "entries");
+    let source = runtime
+        .block_on(builder.call_timeout(Duration::from_secs(60)).connect())
+        .unwrap();
+    let registry = allow_all(source);
+    let started = Instant::now();
+    let error = runtime
+        .block_on(registry.dispatch(&Context::new(), call("hundred_mib", json!({}))))
+        .outcome
+        .unwrap_err();
+    assert_ne!(error.kind, ErrorKind::Timeout, "{error:?}");
+    assert!(!error.retryable, "{error:?}");
+    eprintln!("over HTTP, after {:?}: {error:?}", started.elapsed());
 }
 
 #[test]
@@ -330,7 +382,37 @@ fn a_flood_of_list_changed_is_folded_into_paced_listings() {
     let lists = stats(&runtime, &registry)["lists"].as_u64().unwrap() - before;
     // At most one reading per 100 ms, whatever the number of announcements (5,000).
     let paced = started.elapsed().as_millis() as u64 / 100 + 2;
-    assert!(lists <= paced, "{lists} listings in {:?}", started.elapsed());
+    assert!(
+        lists <= paced,
+        "{lists} listings in {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_failed_refresh_keeps_the_last_list_and_backs_off() {
+    let runtime = runtime();
+    let (builder, _server) = broken(Transport::Stdio, "2025", "flaky");
+    let registry = allow_all(runtime.block_on(builder.connect()).unwrap());
+    let started = Instant::now();
+    assert!(
+        runtime
+            .block_on(registry.dispatch(&Context::new(), call("storm", json!({}))))
+            .outcome
+            .is_ok()
+    );
+    // Every reading fails from now on; the calls go on against the list as last read.
+    while started.elapsed() < Duration::from_millis(1500) {
+        let echo = runtime.block_on(registry.dispatch(&Context::new(), call("echo", json!({}))));
+        assert!(echo.outcome.is_ok(), "{:?}", echo.outcome);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let lists = stats(&runtime, &registry)["lists"].as_u64().unwrap();
+    // Backing off from 100 ms, doubling: at most 1 + log2(elapsed / 100 ms) + 1 readings
+    // after the first (1.5 s: 100, 200, 400, 800 ms), never one per call.
+    let elapsed = started.elapsed().as_millis() as f64;
+    let bound = 2 + (elapsed / 100.0).log2().ceil() as u64 + 1;
+    assert!(lists <= bound, "{lists} readings in {elapsed} ms");
 }
 
 #[test]
@@ -355,12 +437,19 @@ fn an_unknown_outcome_is_never_sent_again_and_says_so() {
         let died = call("die", json!({}));
         let first = runtime.block_on(registry.dispatch(&Context::new(), died.clone()));
         let first = first.outcome.unwrap_err();
-        assert_eq!(first.kind, ErrorKind::OutcomeUnknown, "{transport:?}: {first:?}");
+        assert_eq!(
+            first.kind,
+            ErrorKind::OutcomeUnknown,
+            "{transport:?}: {first:?}"
+        );
         assert!(!first.retryable);
         let again = runtime.block_on(registry.dispatch(&Context::new(), died));
         let again = again.outcome.unwrap_err();
         assert_eq!(again.kind, ErrorKind::OutcomeUnknown, "{again:?}");
-        assert!(!again.retryable && again.message.contains("did not run"), "{again:?}");
+        assert!(
+            !again.retryable && again.message.contains("did not run"),
+            "{again:?}"
+        );
     }
 }
 
@@ -412,7 +501,8 @@ fn elicitation_rounds_are_capped_and_roots_are_refused() {
         )
         .unwrap();
     let registry = allow_all(source);
-    let run = |name: &str| runtime.block_on(registry.dispatch(&Context::new(), call(name, json!({}))));
+    let run =
+        |name: &str| runtime.block_on(registry.dispatch(&Context::new(), call(name, json!({}))));
     assert!(run("asks").outcome.is_ok());
     let answered = asked.load(Ordering::Relaxed);
     assert!(

@@ -14,7 +14,8 @@ streams), in the 2025-11-25 era (`initialize`; `server/discover` refused) or the
   asks again after every elicitation answer, one that asks for roots;
 - `loop`: cursors that go round (p1, p2, p1, ...);
 - `endless`: cursors that never end;
-- `flood`: the tool `storm` sends 5,000 `list_changed` notifications.
+- `flood`: the tool `storm` sends 5,000 `list_changed` notifications;
+- `flaky`: every `tools/list` after the first fails.
 
 The tool `stats` reports how many `tools/list` requests were answered, and what the
 client answered to the server's own requests.
@@ -79,6 +80,7 @@ def entries():
         {"name": "bad_png", "description": "An image that is not base64.", "inputSchema": OBJECT},
         {"name": "ansi", "description": "Terminal escapes in the result.", "inputSchema": OBJECT},
         {"name": "oversized", "description": "An answer of 2 MiB.", "inputSchema": OBJECT},
+        {"name": "hundred_mib", "description": "An answer of 100 MiB.", "inputSchema": OBJECT},
         {"name": "die", "description": "Ends the server mid-call.", "inputSchema": OBJECT},
         {"name": "asks", "description": "Asks again after every answer.", "inputSchema": OBJECT},
         {"name": "roots", "description": "Asks the client for its roots.", "inputSchema": OBJECT},
@@ -150,6 +152,8 @@ def call(name):
         return text("\u001b[31mred\u001b[0m and \U000e0049\U000e0067hidden tags")
     if name == "oversized":
         return text("o" * (2 * 1024 * 1024))
+    if name == "hundred_mib":
+        return text("h" * (100 * 1024 * 1024))
     if name == "die":
         os._exit(3)
     if name == "asks":
@@ -194,6 +198,9 @@ def handle(message):
         reply({"protocolVersion": "2025-11-25", "capabilities": capabilities, "serverInfo": {"name": "broken", "version": "0.0.1"}})
     elif method == "tools/list":
         STATE["lists"] += 1
+        if SCENARIO == "flaky" and STATE["lists"] > 1:
+            OUT.send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32603, "message": "list unavailable"}})
+            return
         reply(complete(page((message.get("params") or {}).get("cursor"))))
     elif method == "tools/call":
         result = call(message["params"]["name"])
@@ -252,7 +259,11 @@ def serve_http(port):
             self.end_headers()
             self.wfile.write(data)
 
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    class Server(ThreadingHTTPServer):
+        def handle_error(self, request, client_address):
+            pass  # a client that hangs up on a 100 MiB answer is expected here
+
+    server = Server(("127.0.0.1", port), Handler)
     server.daemon_threads = True
     print("listening", flush=True)
     server.serve_forever()

@@ -259,7 +259,12 @@ mod tests {
         let error: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
         assert_eq!(error["id"], 7);
         assert_eq!(error["error"]["code"], OVERSIZED);
-        assert!(error["error"]["message"].as_str().unwrap().contains("over this client's limit of 1000"));
+        assert!(
+            error["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("over this client's limit of 1000")
+        );
         assert_eq!(lines[2], "{\"b\":2}");
     }
 
@@ -269,7 +274,10 @@ mod tests {
         let out = read_all(big.into_bytes(), 1000);
         let error: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
         assert_eq!(error["id"], "r-1");
-        let anonymous = format!("{{\"result\":\"{}\"}}\n{{\"after\":1}}\n", "z".repeat(50_000));
+        let anonymous = format!(
+            "{{\"result\":\"{}\"}}\n{{\"after\":1}}\n",
+            "z".repeat(50_000)
+        );
         assert_eq!(read_all(anonymous.into_bytes(), 1000), "");
     }
 }

@@ -7,9 +7,9 @@ use std::time::Duration;
 use super::credentials::{ClientCredentials, Grant, Secret, SignIn};
 use super::import::{self, ImportLimits, Trust};
 use super::link::{ConnectError, Elicit, Endpoint, Handler, Link};
-use super::remote::RemoteTool;
 use super::listing::list;
 use super::names;
+use super::remote::RemoteTool;
 use super::shared::{Settings, Shared};
 use super::source::McpSource;
 

@@ -360,8 +360,12 @@ fn check_schema(
         return Err("is not an object schema (`\"type\": \"object\"`), as MCP requires".to_owned());
     }
     screen_schema(schema, &format!("{which}.$"), note)?;
-    Validator::compile(schema, Options::SPECIFICATION)
-        .map_err(|error| format!("is not a JSON Schema toolwright can check: {error}"))
+    Validator::compile(schema, Options::SPECIFICATION).map_err(|error| {
+        format!(
+            "is not a JSON Schema toolwright can check: {}",
+            screen::escape(&error.to_string())
+        )
+    })
 }
 
 /// Screens every string a model reads inside a schema, `path` being where `schema` is:

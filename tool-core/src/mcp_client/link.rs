@@ -142,7 +142,9 @@ impl rmcp::ClientHandler for Handler {
         let answered = self.elicited.fetch_add(1, Ordering::AcqRel);
         if answered >= self.calls_sent.load(Ordering::Acquire) * MAX_ELICITATIONS {
             return Err(rmcp::model::ErrorData::invalid_request(
-                format!("this client answers at most {MAX_ELICITATIONS} elicitation requests per call"),
+                format!(
+                    "this client answers at most {MAX_ELICITATIONS} elicitation requests per call"
+                ),
                 None,
             ));
         }
@@ -403,8 +405,7 @@ impl Link {
                     .stdout(std::process::Stdio::piped())
                     .stderr(std::process::Stdio::inherit());
                 let mut child = command.spawn().map_err(ConnectError::Spawn)?;
-                let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take())
-                else {
+                let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
                     return Err(ConnectError::Spawn(std::io::Error::other(
                         "the child's stdin or stdout could not be had",
                     )));
@@ -414,8 +415,7 @@ impl Link {
                     super::bounded::BoundedLines::new(stdout, Some(child), self.message_bytes);
                 Box::pin(detached(
                     handler.serve_with_lifecycle((stdout, stdin), lifecycle),
-                ))
-                    as std::pin::Pin<Box<dyn Future<Output = _> + Send>>
+                )) as std::pin::Pin<Box<dyn Future<Output = _> + Send>>
             }
             Endpoint::Http {
                 url,

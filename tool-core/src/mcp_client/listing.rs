@@ -240,9 +240,7 @@ mod tests {
         let unnamed = read_entry(json!({"inputSchema": {}}), 3).unwrap_err();
         assert_eq!(unnamed.tool, "(entry 3 of the list)");
         assert!(read_entry(json!([1]), 1).is_err());
-        assert!(
-            read_entry(json!({"name": "ok", "inputSchema": {"type": "object"}}), 1).is_ok()
-        );
+        assert!(read_entry(json!({"name": "ok", "inputSchema": {"type": "object"}}), 1).is_ok());
     }
 
     #[test]

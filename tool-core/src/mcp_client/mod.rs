@@ -10,14 +10,15 @@
 //!
 //! | what the server sends | what toolwright does |
 //! | --- | --- |
+//! | its tool list | every page read as JSON and each entry on its own (a malformed one is refused with what is wrong, the rest import), within caps: [`MAX_PAGES`], [`MAX_CURSOR_BYTES`], a cursor never seen twice, [`ImportLimits`]; no two tools ever share a name ([`McpSource::report`] says which were refused and why) |
 //! | annotations (`readOnlyHint`, ...) | ignored: every tool is `external` (the default policy asks a person); with [`McpSourceBuilder::trust_annotations`], mapped by [`effect_of`] |
-//! | descriptions and titles (the tool's, and inside its schemas) | hidden characters removed, cut to a limit, instructions aimed at the model reported as [`Finding`]s |
+//! | descriptions and titles (the tool's, and inside its schemas), defaults, examples, enum values | hidden characters and HTML comments removed, cut to a limit, instructions aimed at the model reported as [`Finding`]s naming their place |
 //! | an input schema | refused with the reason if too large, not an object schema, or not a schema toolwright can check; otherwise every call is checked against it here, before the network |
 //! | an output schema | the result is checked against it; a result that does not match is an error |
-//! | results | through the output budget, like every tool's; marked with their source ([`ToolResult::source`](crate::ToolResult::source), and `_meta["dev.toolwright/source"]` when served again); never read as instructions |
-//! | `notifications/tools/list_changed` | the list is read again before the next call; a changed or vanished tool is refused, not sent ([`McpSource::watch`] turns it off in the registry) |
+//! | results | read one block at a time (an unknown or undecodable block becomes a placeholder), terminal escapes and hidden characters removed from what the model reads; a stdio message over [`ImportLimits::message_bytes`] fails its call at once; through the output budget, like every tool's; marked with their source ([`ToolResult::source`](crate::ToolResult::source), and `_meta["dev.toolwright/source"]` when served again); never read as instructions |
+//! | `notifications/tools/list_changed` | the list is read again before the next call (one reading at a time, at most one per [`REFRESH_INTERVAL`]), and before the first call on a new process or session; a changed or vanished tool is refused, not sent ([`McpSource::watch`] turns it off in the registry) |
 //! | a request for a person's input within a call (2026-07-28's input-required result) | the call pauses as toolwright's own `awaiting_approval`, with a signed ticket; once a person approves it ([`Registry::resume`](crate::Registry::resume)), the call is sent again and the server's yes-or-no form answered yes (a form asking for more is an error); declined, it is never sent again |
-//! | elicitation requests on the connection (2025-11-25), sampling | declined, and refused (no sampling capability), unless the user installs an answer ([`McpSourceBuilder::on_elicitation`]) |
+//! | elicitation requests on the connection (2025-11-25), sampling, roots | declined (at most [`MAX_ELICITATIONS`] per call sent, then refused), and refused (no sampling or roots capability), unless the user installs an answer ([`McpSourceBuilder::on_elicitation`]) |
 //!
 //! A lost connection is made again (a new session when the old one is gone). A call is
 //! sent again after it only when that cannot repeat its effect: the connection was
@@ -45,8 +46,8 @@
 //!     .prefix("everything")
 //!     .connect()
 //!     .await?;
-//! for finding in everything.findings() {
-//!     eprintln!("{finding}");
+//! for line in everything.report() {
+//!     eprintln!("{}: {:?}", line.tool, line.status);
 //! }
 //! let registry = Registry::builder().with_toolset(everything).build()?;
 //! # Ok(()) }
@@ -59,6 +60,8 @@ mod import;
 mod link;
 mod listing;
 mod names;
+#[cfg(test)]
+mod properties;
 mod remote;
 mod renewal;
 mod report;

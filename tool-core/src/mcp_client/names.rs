@@ -118,7 +118,6 @@ pub(super) fn assign(
         };
         names.push(name);
     }
-    drop(refuse);
     for (remote, detail) in renamed {
         findings.push(Finding::new(remote, FindingKind::Renamed, detail));
     }

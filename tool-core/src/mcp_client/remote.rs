@@ -12,9 +12,9 @@ use super::link;
 use super::shared::{Listed, Shared};
 use crate::content::ContentBlock;
 use crate::context::Context;
-use crate::lint::screen;
 use crate::effect::Effect;
 use crate::error::{ErrorKind, ToolError};
+use crate::lint::screen;
 use crate::spec::ToolSpec;
 use crate::tool::{Arguments, CallInfo, Prepared, Tool, ToolFuture, ToolOutcome, ToolOutput};
 use crate::validate::Validator;
@@ -256,7 +256,8 @@ impl RemoteTool {
                 .calls_sent
                 .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
             let sent =
-                tokio::time::timeout(source.settings.call_timeout, send_once(&service, &params)).await;
+                tokio::time::timeout(source.settings.call_timeout, send_once(&service, &params))
+                    .await;
             let error = match sent {
                 Ok(Ok(response)) => return Ok(response),
                 Ok(Err(error)) => error,
@@ -334,17 +335,24 @@ impl RemoteTool {
                     ),
                 )
                 .with_retryable(false)
-                .with_hint("ask for less (a narrower query, a page) rather than calling again as is")
+                .with_hint(
+                    "ask for less (a narrower query, a page) rather than calling again as is",
+                )
             } else if let rmcp::service::ServiceError::McpError(data) = &error {
                 ToolError::failed(format!(
                     "the MCP server '{}' refused the call to '{}': {} (JSON-RPC error {})",
-                    source.name, self.spec.name, screen::escape(&data.message), data.code.0
+                    source.name,
+                    self.spec.name,
+                    screen::escape(&data.message),
+                    data.code.0
                 ))
                 .with_retryable(false)
             } else {
                 ToolError::failed(format!(
                     "the call to '{}' on the MCP server '{}' failed: {}",
-                    self.spec.name, source.name, link::with_causes(&error)
+                    self.spec.name,
+                    source.name,
+                    link::with_causes(&error)
                 ))
                 .with_retryable(false)
             });
@@ -398,8 +406,9 @@ pub(super) fn read_result(result: Value, output: Option<&Validator>) -> ToolOutc
         Some(Value::Array(content)) => content,
         None | Some(Value::Null) => Vec::new(),
         Some(_) => {
-            return Err(ToolError::failed("the result's `content` is not an array")
-                .with_retryable(false));
+            return Err(
+                ToolError::failed("the result's `content` is not an array").with_retryable(false)
+            );
         }
     };
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
@@ -652,7 +661,9 @@ fn yes_to(required: &InputRequiredResult) -> Option<rmcp::model::InputResponses>
 /// blocks carry.
 fn is_base64(data: &str) -> bool {
     use base64::Engine as _;
-    base64::engine::general_purpose::STANDARD.decode(data).is_ok()
+    base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .is_ok()
 }
 
 /// What to do after a call whose outcome is unknown.

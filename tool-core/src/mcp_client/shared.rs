@@ -153,10 +153,11 @@ impl Shared {
             .saturating_mul(1 << readings.failures.min(16))
             .min(MAX_REFRESH_BACKOFF);
         let due = readings.last.is_none_or(|last| last.elapsed() >= wait);
-        if due && dirty.load(Ordering::Acquire) {
-            if let Err(error) = self.read(&mut readings).await {
-                tracing::warn!(server = %screen::escape(&self.name), error = %error, "the MCP server's tools could not be listed again; the last list stays");
-            }
+        if due
+            && dirty.load(Ordering::Acquire)
+            && let Err(error) = self.read(&mut readings).await
+        {
+            tracing::warn!(server = %screen::escape(&self.name), error = %error, "the MCP server's tools could not be listed again; the last list stays");
         }
         Ok(())
     }
@@ -190,9 +191,7 @@ impl Shared {
                 (None, _) => Listed::Gone,
                 // Listed twice now: which one a call means is ambiguous.
                 (Some(_), Some(_)) => Listed::Changed,
-                (Some(tool), None)
-                    if serde_json::to_value(tool).ok().as_ref() == Some(listing) =>
-                {
+                (Some(tool), None) if serde_json::to_value(tool).ok().as_ref() == Some(listing) => {
                     Listed::Same
                 }
                 (Some(_), None) => Listed::Changed,

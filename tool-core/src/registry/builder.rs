@@ -148,9 +148,15 @@ impl RegistryBuilder {
     }
 
     /// Adds a set's tools under `prefix`, with its settings and its tools that give way.
-    fn with_set<T: super::Toolset>(self, toolset: Arc<T>, prefix: Option<&str>, origin: &str) -> Self {
+    fn with_set<T: super::Toolset>(
+        self,
+        toolset: Arc<T>,
+        prefix: Option<&str>,
+        origin: &str,
+    ) -> Self {
         let set = toolset.clone();
-        let give_way: GiveWay = Arc::new(move |name: &str, holder: &str| set.give_way(name, holder));
+        let give_way: GiveWay =
+            Arc::new(move |name: &str, holder: &str| set.give_way(name, holder));
         let settings = toolset.settings();
         self.with_from(
             toolset.clone().tools(),
