@@ -65,6 +65,7 @@ mod properties;
 mod remote;
 mod renewal;
 mod report;
+mod result;
 mod shared;
 mod source;
 

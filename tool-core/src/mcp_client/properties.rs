@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use super::import::{ImportLimits, Trust, import};
 use super::listing::read_entry;
 use super::names::assign;
-use super::remote::read_result;
+use super::result::read_result;
 
 /// Strings a hostile server might send: control characters, bidirectional overrides,
 /// tags, separators, long runs.

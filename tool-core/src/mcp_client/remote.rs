@@ -10,13 +10,12 @@ use serde_json::{Map, Value};
 
 use super::link;
 use super::shared::{Listed, Shared};
-use crate::content::ContentBlock;
 use crate::context::Context;
 use crate::effect::Effect;
 use crate::error::{ErrorKind, ToolError};
 use crate::lint::screen;
 use crate::spec::ToolSpec;
-use crate::tool::{Arguments, CallInfo, Prepared, Tool, ToolFuture, ToolOutcome, ToolOutput};
+use crate::tool::{Arguments, CallInfo, Prepared, Tool, ToolFuture, ToolOutcome};
 use crate::validate::Validator;
 
 /// One imported tool.
@@ -380,7 +379,7 @@ impl RemoteTool {
                 .with_retryable(false));
             }
         };
-        read_result(result, self.output.as_ref()).map_err(|error| {
+        super::result::read_result(result, self.output.as_ref()).map_err(|error| {
             let mut wrapped = ToolError::failed(format!(
                 "{}: '{}' on the MCP server '{server}'",
                 error.message, self.spec.name
@@ -389,100 +388,6 @@ impl RemoteTool {
             wrapped.problems = error.problems;
             wrapped
         })
-    }
-}
-
-/// A `tools/call` result as the tool's outcome, read leniently and one block at a time:
-/// a block of a type this client does not know, or an image whose data is not base64,
-/// becomes a placeholder naming the type (none of its fields), and the blocks known are
-/// kept. `isError` makes it an error; with an `output` schema, the structured content
-/// must match. What the model reads is screened: terminal escapes and hidden characters
-/// removed (the harness keeps the original, as the result's data).
-pub(super) fn read_result(result: Value, output: Option<&Validator>) -> ToolOutcome {
-    let Value::Object(mut result) = result else {
-        return Err(ToolError::failed("the result is not a JSON object").with_retryable(false));
-    };
-    let content = match result.remove("content") {
-        Some(Value::Array(content)) => content,
-        None | Some(Value::Null) => Vec::new(),
-        Some(_) => {
-            return Err(
-                ToolError::failed("the result's `content` is not an array").with_retryable(false)
-            );
-        }
-    };
-    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
-    let output_blocks = blocks(content);
-    if is_error {
-        return Err(ToolError::failed(format!(
-            "the call failed: {}",
-            screen::strip_terminal(&output_blocks.to_text()).0
-        ))
-        .with_retryable(false));
-    }
-    let Some(schema) = output else {
-        return Ok(for_model(output_blocks));
-    };
-    let structured = match result.remove("structuredContent") {
-        Some(structured) if !structured.is_null() => structured,
-        _ => {
-            return Err(ToolError::failed(
-                "it declares an output schema but sent no structured result",
-            ));
-        }
-    };
-    let problems = schema.validate(&structured);
-    if problems.is_empty() {
-        return Ok(for_model(ToolOutput::Json(structured)));
-    }
-    let mut error = ToolError::failed(format!(
-        "the result does not match its output schema ({} problem(s))",
-        problems.len()
-    ));
-    error.problems = problems;
-    Err(error)
-}
-
-/// The output, and what the model reads of it screened: when the text has terminal
-/// escapes or hidden characters, the model reads it without them and the harness keeps
-/// the original as data.
-fn for_model(output: ToolOutput) -> ToolOutput {
-    match output {
-        ToolOutput::Text(text) => {
-            let (clean, removed) = screen::strip_terminal(&text);
-            if removed == 0 {
-                ToolOutput::Text(text)
-            } else {
-                ToolOutput::Observation {
-                    data: Value::String(text),
-                    for_model: clean,
-                }
-            }
-        }
-        ToolOutput::Json(value) => {
-            let text = value.to_string();
-            let (clean, removed) = screen::strip_terminal(&text);
-            if removed == 0 {
-                ToolOutput::Json(value)
-            } else {
-                ToolOutput::Observation {
-                    data: value,
-                    for_model: clean,
-                }
-            }
-        }
-        ToolOutput::Content(blocks) => ToolOutput::Content(
-            blocks
-                .into_iter()
-                .map(|block| match block {
-                    ContentBlock::Text { text } => ContentBlock::Text {
-                        text: screen::strip_terminal(&text).0,
-                    },
-                    other => other,
-                })
-                .collect(),
-        ),
-        other => other,
     }
 }
 
@@ -657,15 +562,6 @@ fn yes_to(required: &InputRequiredResult) -> Option<rmcp::model::InputResponses>
     (!responses.is_empty()).then_some(responses)
 }
 
-/// Whether `data` is standard base64 (with its padding), as MCP's image and audio
-/// blocks carry.
-fn is_base64(data: &str) -> bool {
-    use base64::Engine as _;
-    base64::engine::general_purpose::STANDARD
-        .decode(data)
-        .is_ok()
-}
-
 /// What to do after a call whose outcome is unknown.
 fn unknown_hint(replay_safe: bool) -> &'static str {
     if replay_safe {
@@ -690,50 +586,4 @@ fn client_span(server: &str, tool: &str) -> tracing::Span {
         gen_ai.tool.name = tool,
         toolwright.mcp.server = server,
     )
-}
-
-/// A result's content blocks as a tool output: one text block is text, none is nothing.
-/// A block toolwright has no form for (a resource link, a type from a later protocol)
-/// becomes a line of text naming it.
-fn blocks(content: Vec<Value>) -> ToolOutput {
-    let mut blocks: Vec<ContentBlock> = content
-        .into_iter()
-        .map(|value| {
-            let kind = match value.get("type").and_then(Value::as_str) {
-                Some(kind) if kind.len() <= 64 => screen::escape(kind),
-                Some(_) => "unknown".to_owned(),
-                None => "untyped".to_owned(),
-            };
-            let undecodable = matches!(kind.as_str(), "image" | "audio")
-                && !value
-                    .get("data")
-                    .and_then(Value::as_str)
-                    .is_some_and(is_base64);
-            let link = (kind == "resource_link")
-                .then(|| value.get("uri").and_then(Value::as_str))
-                .flatten()
-                .map(|uri| screen::escape(&screen::strip_terminal(uri).0));
-            let placeholder = move || ContentBlock::Text {
-                text: match (&link, undecodable) {
-                    (Some(uri), _) => format!("[{kind}: {uri}]"),
-                    (None, true) => format!("[{kind} block whose data is not base64: left out]"),
-                    (None, false) => format!("[{kind} block]"),
-                },
-            };
-            if undecodable {
-                return placeholder();
-            }
-            serde_json::from_value::<ContentBlock>(value).unwrap_or_else(|_| placeholder())
-        })
-        .collect();
-    match blocks.len() {
-        0 => ToolOutput::Empty,
-        1 if matches!(blocks[0], ContentBlock::Text { .. }) => {
-            let Some(ContentBlock::Text { text }) = blocks.pop() else {
-                return ToolOutput::Empty;
-            };
-            ToolOutput::Text(text)
-        }
-        _ => ToolOutput::Content(blocks),
-    }
 }
