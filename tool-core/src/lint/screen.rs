@@ -131,6 +131,13 @@ pub(crate) fn strip_html_comments(text: &str) -> (String, usize) {
     (kept, removed)
 }
 
+/// Whether [`strip_terminal`] would remove anything from `text` (checked without a copy).
+#[cfg_attr(not(feature = "mcp-client"), allow(dead_code))]
+pub(crate) fn has_terminal(text: &str) -> bool {
+    text.chars()
+        .any(|c| c == '\u{1b}' || (is_hidden(c) && c != '\r'))
+}
+
 /// `text` without terminal escape sequences (ANSI CSI `ESC [ ... final`, OSC `ESC ] ...
 /// BEL` or `ESC \\`, and two-character `ESC x`) nor hidden characters, and how many
 /// characters were removed: what a model reads of a stranger's result.

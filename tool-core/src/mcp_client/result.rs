@@ -66,41 +66,45 @@ pub(super) fn read_result(result: Value, output: Option<&Validator>) -> ToolOutc
 /// the original as data.
 fn for_model(output: ToolOutput) -> ToolOutput {
     match output {
-        ToolOutput::Text(text) => {
-            let (clean, removed) = screen::strip_terminal(&text);
-            if removed == 0 {
-                ToolOutput::Text(text)
-            } else {
-                ToolOutput::Observation {
-                    data: Value::String(text),
-                    for_model: clean,
-                }
-            }
+        // Nothing is copied for the usual result, which has nothing to strip.
+        ToolOutput::Text(text) if !screen::has_terminal(&text) => ToolOutput::Text(text),
+        ToolOutput::Text(text) => ToolOutput::Observation {
+            for_model: screen::strip_terminal(&text).0,
+            data: Value::String(text),
+        },
+        ToolOutput::Json(value) if !any_string(&value, &screen::has_terminal) => {
+            ToolOutput::Json(value)
         }
-        ToolOutput::Json(value) => {
-            let text = value.to_string();
-            let (clean, removed) = screen::strip_terminal(&text);
-            if removed == 0 {
-                ToolOutput::Json(value)
-            } else {
-                ToolOutput::Observation {
-                    data: value,
-                    for_model: clean,
-                }
-            }
-        }
+        ToolOutput::Json(value) => ToolOutput::Observation {
+            for_model: screen::strip_terminal(&value.to_string()).0,
+            data: value,
+        },
         ToolOutput::Content(blocks) => ToolOutput::Content(
             blocks
                 .into_iter()
                 .map(|block| match block {
-                    ContentBlock::Text { text } => ContentBlock::Text {
-                        text: screen::strip_terminal(&text).0,
-                    },
+                    ContentBlock::Text { text } if screen::has_terminal(&text) => {
+                        ContentBlock::Text {
+                            text: screen::strip_terminal(&text).0,
+                        }
+                    }
                     other => other,
                 })
                 .collect(),
         ),
         other => other,
+    }
+}
+
+/// Whether any string inside `value` (keys included) satisfies `test`.
+fn any_string(value: &Value, test: &impl Fn(&str) -> bool) -> bool {
+    match value {
+        Value::String(text) => test(text),
+        Value::Array(items) => items.iter().any(|item| any_string(item, test)),
+        Value::Object(object) => object
+            .iter()
+            .any(|(key, item)| test(key) || any_string(item, test)),
+        _ => false,
     }
 }
 
