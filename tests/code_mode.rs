@@ -329,7 +329,7 @@ const HOSTILE: &[Hostile] = &[
     Hostile {
         what: "a print flood",
         program: "while True:\n    print('x' * 1000)",
-        expect: Err("MemoryError"),
+        expect: Err("time limit exceeded"),
     },
     Hostile {
         what: "too many tool calls",
@@ -347,6 +347,21 @@ const HOSTILE: &[Hostile] = &[
         expect: Err("NameError"),
     },
     Hostile {
+        what: "a direct-only tool through the host's own function",
+        program: "await __tool_run(__tool_made('delete_customer', (), {'customer': 'C-1'}))",
+        expect: Err("NameError: 'delete_customer' is not a tool's function"),
+    },
+    Hostile {
+        what: "a call number never made",
+        program: "await __tool_run(99)",
+        expect: Err("RuntimeError: __tool_run() is the tools' own"),
+    },
+    Hostile {
+        what: "a call awaited twice through the host's own function",
+        program: "n = __tool_made('invoices', ('C-1',), {})\nawait __tool_run(n)\nawait __tool_run(n)",
+        expect: Err("RuntimeError: __tool_run() is the tools' own"),
+    },
+    Hostile {
         what: "invalid arguments",
         program: "await invoices('bob')",
         expect: Err("ValueError: invalid_arguments"),
@@ -359,7 +374,7 @@ const HOSTILE: &[Hostile] = &[
     Hostile {
         what: "an unknown keyword",
         program: "await invoices(client='C-1')",
-        expect: Err("unexpected keyword argument 'client'"),
+        expect: Err("$.client: invoices() has no argument 'client'; it takes customer"),
     },
     Hostile {
         what: "too many positional arguments",
@@ -535,8 +550,12 @@ enum Made {
     Valid { tool: &'static str, args: String },
     /// Arguments the schema refuses: dispatched, refused, the tool does not run.
     Refused { args: String },
-    /// Arguments Python itself refuses (an unknown keyword): never dispatched.
-    NotACall,
+    /// Arguments that do not fit the signature (an unknown keyword, a value with no JSON
+    /// form): refused where the call is made, never dispatched.
+    NotACall { args: &'static str },
+    /// A valid call never awaited: it takes a number, never runs, and the run ends with
+    /// an error naming it.
+    Forgotten { n: u32 },
 }
 
 fn made() -> impl proptest::strategy::Strategy<Value = Made> {
@@ -560,7 +579,18 @@ fn made() -> impl proptest::strategy::Strategy<Value = Made> {
         Just(Made::Refused {
             args: "customer=7".to_owned()
         }),
-        Just(Made::NotACall),
+        // A missing argument: the gate's answer.
+        Just(Made::Refused {
+            args: String::new()
+        }),
+        prop_oneof![
+            Just("client='C-1'"),
+            Just("float('nan')"),
+            Just("customer=float('-inf')"),
+            Just("'C-1', 2"),
+        ]
+        .prop_map(|args| Made::NotACall { args }),
+        (1u32..40).prop_map(|n| Made::Forgotten { n }),
     ]
 }
 
@@ -570,7 +600,8 @@ impl Made {
         match self {
             Made::Valid { tool, args } => format!("{tool}({args})"),
             Made::Refused { args } => format!("invoices({args})"),
-            Made::NotACall => "invoices(client='C-1')".to_owned(),
+            Made::NotACall { args } => format!("invoices({args})"),
+            Made::Forgotten { n } => format!("pay_out(customer='C-{n}', cents=1)"),
         }
     }
 }
@@ -594,45 +625,66 @@ proptest::proptest! {
                 .defaults(toolwright::ToolSettings::new().policy(toolwright::policy::AllowAll)),
         );
         // Each group is one statement: a call alone, or several gathered; every call is
-        // made inside `attempt` (as in Python, a call with a keyword the function lacks
-        // raises where it is made, before any await) so a failure is recorded, not raised.
-        let mut program = String::from("outcomes = []\nasync def attempt(make):\n    try:\n        await make()\n        outcomes.append('ok')\n    except ToolError as e:\n        outcomes.append('refused')\n    except TypeError as e:\n        outcomes.append('type')\n");
+        // made inside `attempt` so a failure is recorded, not raised. A forgotten call is
+        // a statement of its own, made before its group's, and never awaited.
+        let mut program = String::from("outcomes = []\nasync def attempt(make):\n    try:\n        await make()\n        outcomes.append('ok')\n    except ToolError as e:\n        outcomes.append('refused')\n");
+        // The calls in the order the program makes them.
+        let mut all: Vec<&Made> = Vec::new();
         for group in &groups {
-            if group.len() == 1 {
-                program.push_str(&format!("await attempt(lambda: {})\n", group[0].source()));
-            } else {
+            let (forgotten, awaited): (Vec<&Made>, Vec<&Made>) =
+                group.iter().partition(|m| matches!(m, Made::Forgotten { .. }));
+            for m in forgotten {
+                program.push_str(&format!("{}\n", m.source()));
+                all.push(m);
+            }
+            if awaited.len() == 1 {
+                program.push_str(&format!("await attempt(lambda: {})\n", awaited[0].source()));
+            } else if !awaited.is_empty() {
                 // monty 0.0.23 raises a gathered call's failure at the gather, even when
                 // the coroutine that awaited it catches it (CPython would not): a gather
                 // with a refused call is caught around the gather.
-                let calls: Vec<String> = group.iter().map(|m| format!("attempt(lambda: {})", m.source())).collect();
+                let calls: Vec<String> = awaited.iter().map(|m| format!("attempt(lambda: {})", m.source())).collect();
                 program.push_str(&format!(
                     "try:\n    await asyncio.gather({})\nexcept ToolError:\n    outcomes.append('gather')\n",
                     calls.join(", ")
                 ));
             }
+            all.extend(awaited);
         }
         program.push_str("outcomes\n");
         let ctx = context("fuzz");
         let result = run(&registry, &ctx, "f", &program);
-        let outcomes = value(&result);
-        let all: Vec<&Made> = groups.iter().flatten().collect();
-        let outcome = |m: &Made| match m {
-            Made::Valid { .. } => "ok",
-            Made::Refused { .. } => "refused",
-            Made::NotACall => "type",
-        };
-        let exact = groups.iter().all(|group| group.len() == 1 || !group.iter().any(|m| matches!(m, Made::Refused { .. })));
-        if exact {
-            // A gather finishes its calls in any order: compared as multisets.
-            let mut got: Vec<String> = serde_json::from_value(outcomes).unwrap();
-            let mut want: Vec<String> = all.iter().map(|m| outcome(m).to_owned()).collect();
-            got.sort();
-            want.sort();
-            proptest::prop_assert_eq!(got, want);
+        let forgotten: Vec<&Made> = all.iter().copied().filter(|m| matches!(m, Made::Forgotten { .. })).collect();
+        if !forgotten.is_empty() {
+            // A call never awaited ends the run with an error the model can act on: each
+            // one named (the first five) as the program wrote it.
+            let error = result.error().expect("a forgotten await never ends ok");
+            proptest::prop_assert_eq!(error.kind, ErrorKind::InvalidArguments);
+            let shown: Vec<String> = forgotten.iter().take(5).map(|m| format!("`{}`", m.source().replace('\'', "\""))).collect();
+            let verb = if forgotten.len() == 1 { "was" } else { "were" };
+            let more = if forgotten.len() > 5 { format!(" and {} more", forgotten.len() - 5) } else { String::new() };
+            let want = format!("{}{more} {verb} never awaited: nothing ran", shown.join(", "));
+            proptest::prop_assert!(error.message.starts_with(&want), "{}", error.message);
+        } else {
+            let outcomes = value(&result);
+            let outcome = |m: &Made| match m {
+                Made::Valid { .. } => "ok",
+                _ => "refused",
+            };
+            let exact = groups.iter().all(|group| group.len() == 1 || !group.iter().any(|m| matches!(m, Made::Refused { .. } | Made::NotACall { .. })));
+            if exact {
+                // A gather finishes its calls in any order: compared as multisets.
+                let mut got: Vec<String> = serde_json::from_value(outcomes).unwrap();
+                let mut want: Vec<String> = all.iter().map(|m| outcome(m).to_owned()).collect();
+                got.sort();
+                want.sort();
+                proptest::prop_assert_eq!(got, want);
+            }
         }
-        // The calls dispatched are numbered in the order the program made them; a tool ran
-        // once for each valid one and for nothing else.
-        let numbered: Vec<&Made> = all.iter().copied().filter(|m| !matches!(m, Made::NotACall)).collect();
+        // The calls made are numbered in the order the program made them (one refused
+        // where it was made takes no number); a tool ran once for each valid, awaited one
+        // and for nothing else.
+        let numbered: Vec<&Made> = all.iter().copied().filter(|m| !matches!(m, Made::NotACall { .. })).collect();
         let seen = seen.lock().unwrap().clone();
         let nested: Vec<(String, String)> = seen.into_iter().filter(|(id, _)| id != "f").collect();
         let want_runs: Vec<(String, String)> = numbered

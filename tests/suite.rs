@@ -22,6 +22,8 @@ mod agreement;
 mod call_examples;
 #[cfg(feature = "code")]
 mod code_mode;
+#[cfg(feature = "code")]
+mod code_mode_mistakes;
 mod coding_agent;
 mod content_and_feedback;
 mod derive_schemas;

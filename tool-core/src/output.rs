@@ -219,7 +219,7 @@ fn byte_len_of_last_chars(text: &str, chars: usize) -> usize {
 }
 
 /// `1220` → `1,220`.
-fn group(n: usize) -> String {
+pub(crate) fn group(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

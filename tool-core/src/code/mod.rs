@@ -14,6 +14,7 @@
 //! `pause.rs` keeps a program waiting for a person's approval, and resumes it.
 
 mod pause;
+mod printed;
 mod run;
 mod values;
 

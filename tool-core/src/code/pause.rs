@@ -87,7 +87,7 @@ async fn pause(run: &mut Run<'_>, asking: Box<Asking>) -> ToolOutcome {
         } else if result.ticket.is_some() {
             again.push(made);
         } else {
-            resolved.push((made.future, run.resolution(result)));
+            resolved.push((made.future.unwrap_or(u32::MAX), run.resolution(result)));
         }
     }
     let Some(decided) = decided else {
@@ -327,7 +327,7 @@ async fn go_on<'a>(
     let mut run = Run::new(registry, ctx, code, outer, origin);
     run.tally = tally;
     run.tally.pending.extend(again);
-    resolved.push((decided.future, run.resolution(&result)));
+    resolved.push((decided.future.unwrap_or(u32::MAX), run.resolution(&result)));
     // The batch's results go in one at a time, the decided call's first.
     resolved.reverse();
     run.tally.ready.extend(resolved);

@@ -1,8 +1,13 @@
-//! One program's run: compiled, then driven step by step. The interpreter stops at each
-//! name it does not know (a tool's function, or nothing), each call of a tool's function
-//! (recorded as a pending call), each reach for the operating system (refused) and each
-//! wait for calls in flight (they are dispatched together, by effect); it ends with the
-//! program's value or its exception.
+//! One program's run: compiled, then driven step by step.
+//!
+//! A tool's function is a plain Python function the prelude defines: calling it records
+//! the call at once (`__tool_made`: its signature checked, its number taken) and hands
+//! back a coroutine; awaiting that coroutine asks for the call's result (`__tool_run`).
+//! The interpreter stops at each of the two, at each reach for the operating system
+//! (refused) and at each wait for calls in flight: the calls awaited are dispatched
+//! together, by effect. A call made and never awaited never runs, and the run ends with
+//! an error that says so, never a silent success. It ends with the program's value or
+//! its exception.
 
 use monty::{FunctionCall, MontyRun, ResolveFutures, RunProgress};
 use monty_types::{
@@ -13,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::Code;
+use super::printed::Printed;
 use super::values::{TOOL_ERROR_CLASSES, arguments_of, exception_of, result_of, to_json};
 use crate::call::{ToolCall, ToolResult};
 use crate::context::Context;
@@ -24,10 +30,26 @@ use crate::tool::{ToolOutcome, ToolOutput};
 /// The file name tracebacks show.
 const FILE: &str = "program.py";
 
-/// What runs before the program, on its first line (so the program's own lines keep
-/// their numbers once one is taken off each traceback frame).
-fn prelude() -> String {
-    format!("import asyncio; ToolError = {TOOL_ERROR_CLASSES}\n")
+/// The host function a tool's function calls to record a call: `(ident, args, kwargs)`
+/// to the call's number.
+const MADE: &str = "__tool_made";
+/// The host function a tool's coroutine awaits: a call's number to its result.
+const RUN: &str = "__tool_run";
+
+/// What runs before the program: `ToolError`, then a function per tool the program
+/// names and may call (each on one line, so a traceback's prelude frames are the lines
+/// before the program's first).
+fn prelude(functions: impl Iterator<Item = String>) -> String {
+    let mut prelude = format!(
+        "import asyncio; ToolError = {TOOL_ERROR_CLASSES}\n\
+         async def __tool_wait(n): return await {RUN}(n)\n"
+    );
+    for ident in functions {
+        prelude.push_str(&format!(
+            "def {ident}(*args, **kwargs): return __tool_wait({MADE}('{ident}', args, kwargs))\n"
+        ));
+    }
+    prelude
 }
 
 /// The call a run answers: where its nested calls' ids and keys come from.
@@ -42,8 +64,10 @@ pub(super) struct Origin {
 /// A call the program made, kept as data (to pause and resume).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) struct MadeCall {
-    /// The interpreter's id of the call's future.
-    pub(super) future: u32,
+    /// The call's number in the run.
+    pub(super) number: usize,
+    /// The interpreter's id of the call's future, once the program awaits the call.
+    pub(super) future: Option<u32>,
     pub(super) id: String,
     pub(super) tool: String,
     /// Kept as JSON text: the pause's format (postcard) reads no self-describing values.
@@ -87,10 +111,12 @@ impl MadeCall {
 pub(super) struct Tally {
     /// Calls the program made: the next call's number.
     pub(super) calls: usize,
-    /// Calls made and not yet dispatched.
+    /// Calls made and not yet dispatched: awaited (with a future) or not yet.
     pub(super) pending: Vec<MadeCall>,
-    /// What the program printed.
-    pub(super) printed: String,
+    /// The prelude's lines: a traceback's frames in them are the prelude's.
+    pub(super) prelude: u32,
+    /// What the program printed, head and tail.
+    pub(super) printed: Printed,
     /// Results of dispatched calls not yet handed to the program: they go in one at a
     /// time (monty 0.0.23 stalls when two gathered coroutines' calls fail in one
     /// hand-over).
@@ -151,7 +177,13 @@ impl<'a> Run<'a> {
             code,
             call,
             origin,
-            tally: Tally::default(),
+            tally: Tally {
+                calls: 0,
+                pending: Vec::new(),
+                prelude: 0,
+                printed: Printed::new(code.mode.limits.printed_bytes),
+                ready: Vec::new(),
+            },
         }
     }
 
@@ -169,8 +201,16 @@ impl<'a> Run<'a> {
             )
             .with_hint("write a shorter program: let the tools do the work")));
         }
+        // A function for each tool the program names and this caller may call; any
+        // other name it does not define is a `NameError`.
+        let functions = self.code.stubs.functions().filter(|function| {
+            mentions(&program, &function.ident)
+                && self.registry.lookup(Some(self.ctx), &function.name).is_ok()
+        });
+        let prelude = prelude(functions.map(|function| function.ident.clone()));
+        self.tally.prelude = u32::try_from(prelude.lines().count()).unwrap_or(u32::MAX);
         let runner = match MontyRun::new(
-            prelude() + &program,
+            prelude + &program,
             FILE,
             Vec::new(),
             CompileOptions::default(),
@@ -179,7 +219,10 @@ impl<'a> Run<'a> {
             Err(exception) => {
                 return Ended::Done(Err(ToolError::new(
                     ErrorKind::InvalidArguments,
-                    format!("the program does not compile:\n{}", shown(&exception)),
+                    format!(
+                        "the program does not compile:\n{}",
+                        shown(&exception, self.tally.prelude)
+                    ),
                 )
                 .with_hint("fix the program and run it again")));
             }
@@ -189,18 +232,17 @@ impl<'a> Run<'a> {
             max_memory: Some(limits.memory),
             gc_interval: None,
             max_recursion_depth: limits.recursion_depth,
-            // Every tool call suspends the interpreter three times (the name, the call,
-            // the wait); the tool-call limit is enforced here, this is the backstop.
+            // Every tool call suspends the interpreter three times (made, awaited,
+            // waited for); the tool-call limit is enforced here, this is the backstop.
             max_suspensions: limits.tool_calls.saturating_mul(3).saturating_add(64),
         });
         let step = runner.start(Vec::new(), tracker, self.print());
         self.drive(step).await
     }
 
-    /// Where `print` writes: the run's buffer, up to the limit.
+    /// Where `print` writes: the run's buffer, its head and tail within the limit.
     pub(super) fn print(&mut self) -> PrintWriter<'_> {
-        let limit = self.code.mode.limits.printed_bytes;
-        PrintWriter::CollectString(&mut self.tally.printed, Some(limit))
+        PrintWriter::Callback(&mut self.tally.printed)
     }
 
     /// Drives the interpreter from `step` to the program's end (or a pause).
@@ -211,9 +253,14 @@ impl<'a> Run<'a> {
                 Err(exception) => return Ended::Done(Err(self.failure(&exception))),
             };
             step = match progress {
-                RunProgress::Complete(value) => return Ended::Done(self.result(&value)),
+                RunProgress::Complete(value) => {
+                    return Ended::Done(match self.never_awaited() {
+                        Some(error) => Err(error),
+                        None => self.result(&value),
+                    });
+                }
                 RunProgress::NameLookup(lookup) => {
-                    let found = self.name(&lookup.name);
+                    let found = Self::name(&lookup.name);
                     lookup.resume(found, self.print())
                 }
                 RunProgress::FunctionCall(call) => self.call(call),
@@ -235,30 +282,59 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// What a name the program uses and does not define is: a tool's function when
-    /// the tool is offered to programs and to this caller, else undefined (`NameError`).
-    fn name(&self, name: &str) -> NameLookupResult {
-        match self.code.stubs.function(name) {
-            Some(function) if self.registry.lookup(Some(self.ctx), &function.name).is_ok() => {
-                NameLookupResult::Value(MontyObject::Function {
-                    name: function.ident.clone(),
-                    docstring: None,
-                })
-            }
+    /// What a name the program uses and does not define is: one of the host functions
+    /// the prelude calls, else undefined (`NameError`).
+    fn name(name: &str) -> NameLookupResult {
+        match name {
+            MADE | RUN => NameLookupResult::Value(MontyObject::Function {
+                name: name.to_owned(),
+                docstring: None,
+            }),
             _ => NameLookupResult::Undefined,
         }
     }
 
-    /// A call of a tool's function: recorded, and a future handed to the program
-    /// (dispatched once the program waits for it). A call that cannot be made raises in
-    /// the program; one over the limit ends it.
+    /// A call of one of the host functions the prelude calls.
     fn call(&mut self, call: FunctionCall) -> Step {
-        let function = match self.code.stubs.function(&call.function_name) {
-            Some(function) if call.object_id.is_none() => function,
+        let name = call.function_name.as_str();
+        if call.object_id.is_none() && name == MADE {
+            self.made(call)
+        } else if call.object_id.is_none() && name == RUN {
+            self.awaited(call)
+        } else {
+            let refusal = MontyException::new(
+                ExcType::NameError,
+                Some(format!("'{name}' is not a tool's function")),
+            );
+            call.resume(ExtFunctionResult::Error(refusal), self.print())
+        }
+    }
+
+    /// A call of a tool's function: recorded with its number, which the program's
+    /// coroutine awaits. A call that cannot be made raises where it is made, and takes
+    /// no number; one over the limit ends the run.
+    fn made(&mut self, call: FunctionCall) -> Step {
+        let (function, args, kwargs) = match &call.args[..] {
+            [MontyObject::String(ident), MontyObject::Tuple(args), MontyObject::Dict(kwargs)] => {
+                match self.code.stubs.function(ident) {
+                    Some(function)
+                        if self.registry.lookup(Some(self.ctx), &function.name).is_ok() =>
+                    {
+                        (function, args, kwargs)
+                    }
+                    _ => {
+                        let refusal = MontyException::new(
+                            ExcType::NameError,
+                            Some(format!("'{ident}' is not a tool's function")),
+                        );
+                        return call.resume(ExtFunctionResult::Error(refusal), self.print());
+                    }
+                }
+            }
             _ => {
                 let refusal = MontyException::new(
-                    ExcType::NameError,
-                    Some(format!("'{}' is not a tool's function", call.function_name)),
+                    ExcType::TypeError,
+                    Some(format!("{MADE}() is the tools' own: call the tool's function")),
                 );
                 return call.resume(ExtFunctionResult::Error(refusal), self.print());
             }
@@ -273,9 +349,12 @@ impl<'a> Run<'a> {
             );
             return call.abort(stop, self.print());
         }
-        let arguments = match arguments_of(function, &call.args, &call.kwargs) {
+        let arguments = match arguments_of(function, args, kwargs) {
             Ok(arguments) => arguments,
-            Err(refusal) => return call.resume(ExtFunctionResult::Error(refusal), self.print()),
+            Err((read, problems)) => {
+                let refusal = exception_of(&self.misfit(function, &read, problems));
+                return call.resume(ExtFunctionResult::Error(refusal), self.print());
+            }
         };
         let number = self.tally.calls;
         self.tally.calls += 1;
@@ -289,12 +368,36 @@ impl<'a> Run<'a> {
             id
         );
         self.tally.pending.push(MadeCall {
-            future: call.call_id,
+            number,
+            future: None,
             id,
             tool: function.name.clone(),
             arguments,
             key,
         });
+        let number = i64::try_from(number).unwrap_or(i64::MAX);
+        call.resume(ExtFunctionResult::Return(MontyObject::Int(number)), self.print())
+    }
+
+    /// The program awaits a call it made: the call gets a future, dispatched once the
+    /// program waits for it.
+    fn awaited(&mut self, call: FunctionCall) -> Step {
+        let waiting = match &call.args[..] {
+            [MontyObject::Int(number)] => self.tally.pending.iter_mut().find(|made| {
+                made.future.is_none() && i64::try_from(made.number).ok() == Some(*number)
+            }),
+            _ => None,
+        };
+        let Some(made) = waiting else {
+            let refusal = MontyException::new(
+                ExcType::RuntimeError,
+                Some(format!(
+                    "{RUN}() is the tools' own: await the coroutine a tool's function returns"
+                )),
+            );
+            return call.resume(ExtFunctionResult::Error(refusal), self.print());
+        };
+        made.future = Some(call.call_id);
         call.resume_pending(self.print())
     }
 
@@ -312,7 +415,7 @@ impl<'a> Run<'a> {
             let (due, later): (Vec<MadeCall>, Vec<MadeCall>) =
                 std::mem::take(&mut self.tally.pending)
                     .into_iter()
-                    .partition(|made| ids.contains(&made.future));
+                    .partition(|made| made.future.is_some_and(|future| ids.contains(&future)));
             self.tally.pending = later;
             let results = match &due[..] {
                 // One call alone (a plain `await`): no batch to plan.
@@ -335,7 +438,7 @@ impl<'a> Run<'a> {
             }
             for (made, result) in due.iter().zip(&results) {
                 let resolution = self.resolution(result);
-                self.tally.ready.push((made.future, resolution));
+                self.tally.ready.push((made.future.unwrap_or(u32::MAX), resolution));
             }
         }
         Ok(self.hand_over(waiting))
@@ -372,6 +475,68 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// The gate's answer to a call that does not fit its function's signature, raised
+    /// where the call is made (nothing is dispatched): the signature's problems, and
+    /// what the tool's own validation says of the arguments that could be read.
+    fn misfit(
+        &self,
+        function: &crate::stubs::Function,
+        read: &Value,
+        mut problems: Vec<crate::error::Problem>,
+    ) -> ToolError {
+        if let Ok(entry) = self.registry.lookup(Some(self.ctx), &function.name)
+            && let Err(error) = entry.tool.prepare(crate::tool::Arguments::from(read))
+        {
+            problems.extend(error.problems);
+        }
+        let message = format!(
+            "{}() was called with arguments that do not fit it, so it was not called",
+            function.ident
+        );
+        ToolError::invalid_arguments(message, problems)
+            .with_retryable(false)
+            .with_hint("call it as its stub in run_code's description says, fixing every problem listed")
+    }
+
+    /// The error a program ends with when it made tool calls it never awaited: they did
+    /// not run, and a model that forgot `await` must not believe they did.
+    fn never_awaited(&self) -> Option<ToolError> {
+        let pending: Vec<&MadeCall> = (self.tally.pending.iter())
+            .filter(|made| made.future.is_none())
+            .collect();
+        let first = *pending.first()?;
+        let ident = |made: &MadeCall| {
+            self.code
+                .stubs
+                .python_ident(&made.tool)
+                .unwrap_or(&made.tool)
+                .to_owned()
+        };
+        let shown: Vec<String> = pending
+            .iter()
+            .take(5)
+            .map(|made| format!("`{}`", shown_call(&ident(made), &made.arguments)))
+            .collect();
+        let more = match pending.len() {
+            n if n > 5 => format!(" and {} more", n - 5),
+            _ => String::new(),
+        };
+        let made = self.tally.calls - pending.len();
+        let message = format!(
+            "{}{more} {} never awaited: nothing ran for {}; write `await {}(...)` (or gather several with `await asyncio.gather(...)`). The program's other {made} call{} ran.",
+            shown.join(", "),
+            if pending.len() == 1 { "was" } else { "were" },
+            if pending.len() == 1 { "it" } else { "them" },
+            ident(first),
+            if made == 1 { "" } else { "s" },
+        );
+        Some(
+            ToolError::new(ErrorKind::InvalidArguments, message)
+                .with_retryable(false)
+                .with_hint("every tool function is async: a call without `await` only makes a coroutine; await each call whose result or effect you need"),
+        )
+    }
+
     /// The program's value, and what it printed, for the model.
     fn result(&self, value: &MontyObject) -> ToolOutcome {
         let value = to_json(value).map_err(|why| {
@@ -385,16 +550,22 @@ impl<'a> Run<'a> {
         Ok(if self.tally.printed.is_empty() {
             ToolOutput::from_value(value)
         } else {
-            ToolOutput::Json(json!({ "result": value, "printed": self.tally.printed }))
+            ToolOutput::Json(json!({ "result": value, "printed": self.tally.printed.text() }))
         })
     }
 
     /// The error a program that raised ends with: its traceback, in the program's own
     /// line numbers, and what it printed before.
     fn failure(&self, exception: &MontyException) -> ToolError {
-        let mut message = format!("the program stopped with an error:\n{}", shown(exception));
+        let mut message = format!(
+            "the program stopped with an error:\n{}",
+            shown(exception, self.tally.prelude)
+        );
         if !self.tally.printed.is_empty() {
-            message.push_str(&format!("\nIt printed before:\n{}", self.tally.printed));
+            message.push_str(&format!("\nIt printed before:\n{}", self.tally.printed.text()));
+        }
+        if let Some(unawaited) = self.never_awaited() {
+            message.push_str(&format!("\nAlso: {}", unawaited.message));
         }
         let hint = match exception.exc_type() {
             ExcType::TimeoutError | ExcType::MemoryError | ExcType::RecursionError => {
@@ -410,18 +581,36 @@ impl<'a> Run<'a> {
     }
 }
 
+/// A call as the program would write it, its arguments by keyword.
+fn shown_call(ident: &str, arguments: &Value) -> String {
+    let arguments = match arguments {
+        Value::Object(map) => map
+            .iter()
+            .map(|(key, value)| format!("{key}={}", crate::stubs::python_literal(value)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => String::new(),
+    };
+    let text = format!("{ident}({arguments})");
+    if text.chars().count() > 120 {
+        format!("{}...)", text.chars().take(116).collect::<String>())
+    } else {
+        text
+    }
+}
+
 /// An exception as Python shows it, each frame's line counted from the program's first
-/// line (the prelude's is taken off).
-fn shown(exception: &MontyException) -> String {
+/// line: the `prelude`'s lines are taken off, and its frames left out.
+fn shown(exception: &MontyException, prelude: u32) -> String {
     let frames: Vec<StackFrame> = exception
         .traceback()
         .iter()
-        .filter(|frame| frame.filename != FILE || frame.start.line > 1)
+        .filter(|frame| frame.filename != FILE || frame.start.line > prelude)
         .cloned()
         .map(|mut frame| {
             if frame.filename == FILE {
-                frame.start.line -= 1;
-                frame.end.line = frame.end.line.saturating_sub(1).max(1);
+                frame.start.line -= prelude;
+                frame.end.line = frame.end.line.saturating_sub(prelude).max(1);
             }
             frame
         })
@@ -432,6 +621,16 @@ fn shown(exception: &MontyException) -> String {
         frames,
     )
     .to_string()
+}
+
+/// Whether `program` names `ident` (as a word: `pay` is not named by `repay`).
+fn mentions(program: &str, ident: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    program.match_indices(ident).any(|(at, _)| {
+        let before = program[..at].chars().next_back();
+        let after = program[at + ident.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
 }
 
 /// What an operating-system call reaches for, in a word: `Getenv(...)` is the

@@ -5,7 +5,8 @@
 use monty_types::{ExcType, MontyException, MontyObject};
 use serde_json::{Map, Number, Value};
 
-use crate::error::{ErrorKind, ToolError};
+use crate::error::{ErrorKind, Problem, ToolError};
+use crate::validate::JsonPath;
 use crate::tool::ToolOutput;
 
 /// The exception a failed call raises in the program: a builtin class a Python
@@ -89,7 +90,20 @@ pub(super) fn to_json(object: &MontyObject) -> Result<Value, String> {
                 Err(_) => Value::String(text),
             }
         }
-        MontyObject::Float(f) => Number::from_f64(*f).map_or(Value::Null, Value::Number),
+        // NaN and the infinities have no JSON form: refused, never turned into `null`.
+        MontyObject::Float(f) => match Number::from_f64(*f) {
+            Some(number) => Value::Number(number),
+            None => {
+                let shown = if f.is_nan() {
+                    "float('nan')"
+                } else if *f > 0.0 {
+                    "float('inf')"
+                } else {
+                    "float('-inf')"
+                };
+                return Err(format!("{shown} has no JSON form: pass a finite number"));
+            }
+        },
         MontyObject::String(s) | MontyObject::Path(s) => Value::String(s.clone()),
         MontyObject::List(items)
         | MontyObject::Tuple(items)
@@ -134,29 +148,46 @@ pub(super) fn to_json(object: &MontyObject) -> Result<Value, String> {
 
 /// A call's arguments as the JSON object the tool reads: positional ones by the
 /// stub's order, keywords by name (`from_` for `from`), `None` for an optional one
-/// left out. `Err` is the `TypeError` a Python call with these arguments would raise.
-pub(super) fn arguments_of(
+/// left out. `Err` holds every way the call does not fit the signature (too many
+/// positional arguments, an unknown or repeated keyword, a value with no JSON form),
+/// each at the argument's path, with the object read from the rest: the gate's
+/// validation of that object adds what else is wrong (a missing argument, a bound).
+pub(super) fn arguments_of<'k>(
     function: &crate::stubs::Function,
     args: &[MontyObject],
-    kwargs: &[(MontyObject, MontyObject)],
-) -> Result<Value, MontyException> {
-    let type_error = |message: String| MontyException::new(ExcType::TypeError, Some(message));
+    kwargs: impl IntoIterator<Item = &'k (MontyObject, MontyObject)>,
+) -> Result<Value, (Value, Vec<Problem>)> {
     let name = &function.ident;
-    if args.len() > function.positional {
-        return Err(type_error(format!(
-            "{name}() takes {} positional argument{} but {} were given; pass the others by keyword",
-            function.positional,
-            if function.positional == 1 { "" } else { "s" },
-            args.len()
-        )));
-    }
+    let mut problems = Vec::new();
     let mut object = Map::new();
+    let at = |wire: &str| {
+        let mut path = JsonPath::root();
+        path.push_key(wire);
+        path.text()
+    };
+    if args.len() > function.positional {
+        problems.push(Problem::new(
+            "$",
+            format!(
+                "{name}() takes {} positional argument{} but {} were given; pass the others by keyword",
+                function.positional,
+                if function.positional == 1 { "" } else { "s" },
+                args.len()
+            ),
+        ));
+    }
     for (param, value) in function.params.iter().zip(args) {
-        object.insert(param.wire.clone(), to_json(value).map_err(type_error)?);
+        match to_json(value) {
+            Ok(json) => {
+                object.insert(param.wire.clone(), json);
+            }
+            Err(why) => problems.push(Problem::new(at(&param.wire), why)),
+        }
     }
     for (key, value) in kwargs {
         let MontyObject::String(key) = key else {
-            return Err(type_error(format!("{name}() keywords must be strings")));
+            problems.push(Problem::new("$", format!("{name}() keywords must be strings")));
+            continue;
         };
         let Some(param) = function
             .params
@@ -164,25 +195,40 @@ pub(super) fn arguments_of(
             .find(|param| param.ident == *key || param.wire == *key)
         else {
             let known: Vec<&str> = function.params.iter().map(|p| p.ident.as_str()).collect();
-            return Err(type_error(format!(
-                "{name}() got an unexpected keyword argument '{key}'; it takes {}",
-                if known.is_empty() {
-                    "none".to_owned()
-                } else {
-                    known.join(", ")
-                }
-            )));
+            problems.push(Problem::new(
+                at(key),
+                format!(
+                    "{name}() has no argument '{key}'; it takes {}",
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            ));
+            continue;
         };
         if object.contains_key(&param.wire) {
-            return Err(type_error(format!(
-                "{name}() got multiple values for argument '{key}'"
-            )));
+            problems.push(Problem::new(
+                at(&param.wire),
+                format!("{name}() got multiple values for argument '{key}'"),
+            ));
+            continue;
         }
         // An optional argument given as None is left out, as the stub's default says.
         if !param.required && matches!(value, MontyObject::None) {
             continue;
         }
-        object.insert(param.wire.clone(), to_json(value).map_err(type_error)?);
+        match to_json(value) {
+            Ok(json) => {
+                object.insert(param.wire.clone(), json);
+            }
+            Err(why) => problems.push(Problem::new(at(&param.wire), why)),
+        }
     }
-    Ok(Value::Object(object))
+    if problems.is_empty() {
+        Ok(Value::Object(object))
+    } else {
+        Err((Value::Object(object), problems))
+    }
 }

@@ -21,6 +21,8 @@ use crate::spec::ToolSpec;
 
 use model::Declared;
 pub(crate) use model::{Api, Function};
+#[cfg(feature = "code")]
+pub(crate) use python::literal as python_literal;
 
 /// A language stubs are written in: each file is its header, `JsonValue` when some type
 /// is any JSON value, how a failed call shows, the named types, then the functions.
@@ -118,6 +120,22 @@ impl Stubs {
             .functions
             .iter()
             .find(|function| function.ident == ident)
+    }
+
+    /// The functions, one per tool.
+    #[cfg(feature = "code")]
+    pub(crate) fn functions(&self) -> impl Iterator<Item = &Function> {
+        self.api.functions.iter()
+    }
+
+    /// The name a program calls the tool `name` by.
+    #[cfg(feature = "code")]
+    pub(crate) fn python_ident(&self, name: &str) -> Option<&str> {
+        self.api
+            .functions
+            .iter()
+            .find(|function| function.name == name)
+            .map(|function| function.ident.as_str())
     }
 }
 

@@ -239,12 +239,25 @@ fn ty_of(ty: &Ty) -> String {
     }
 }
 
-fn literal(value: &Value) -> String {
+/// A JSON value as the Python literal a program would write.
+pub(crate) fn literal(value: &Value) -> String {
     match value {
+        Value::Null => "None".to_owned(),
         Value::Bool(true) => "True".to_owned(),
         Value::Bool(false) => "False".to_owned(),
         Value::String(text) => quoted(text),
-        other => other.to_string(),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(literal).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Object(map) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(key, value)| format!("{}: {}", quoted(key), literal(value)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Value::Number(number) => number.to_string(),
     }
 }
 
