@@ -46,7 +46,7 @@ pub mod lint {
 /// (feature `code`).
 #[cfg(feature = "code")]
 pub mod code {
-    pub use toolwright_core::code::{CodeLimits, CodeMode};
+    pub use toolwright_core::code::{CodeLimits, CodeMode, Isolation};
 }
 
 /// Context handles that only tools of a risky enough effect may take (checked at

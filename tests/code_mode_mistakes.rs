@@ -182,7 +182,10 @@ answer
     let answer = value(&run(&registry, &ctx, program));
     assert!(
         answer.as_str().unwrap().starts_with("invalid_arguments")
-            && answer.as_str().unwrap().contains("missing required field 'amount'"),
+            && answer
+                .as_str()
+                .unwrap()
+                .contains("missing required field 'amount'"),
         "{answer}"
     );
 
@@ -236,13 +239,17 @@ fn a_print_flood_is_cut_in_the_middle_and_the_program_finishes() {
     let registry = registry(CodeLimits::default().printed_bytes(4_000));
     let ctx = Context::new().with(Ran::default());
     // About 10 MB printed, then the program goes on and returns.
-    let program = "for i in range(100000):\n    print(i, 'y' * 94)\nawait read_file(path='after')\n'done'";
+    let program =
+        "for i in range(100000):\n    print(i, 'y' * 94)\nawait read_file(path='after')\n'done'";
     let result = run(&registry, &ctx, program);
     let answer = value(&result);
     assert_eq!(answer["result"], "done");
     let printed = answer["printed"].as_str().unwrap();
     assert!(printed.starts_with("0 yyyy"), "{printed}");
-    assert!(printed.ends_with(&format!("99999 {}\n", "y".repeat(94))), "{printed}");
+    assert!(
+        printed.ends_with(&format!("99999 {}\n", "y".repeat(94))),
+        "{printed}"
+    );
     assert!(
         printed.contains("lines of printed output cut: the program printed more than 4,000 bytes"),
         "{printed}"

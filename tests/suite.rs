@@ -24,6 +24,8 @@ mod call_examples;
 mod code_mode;
 #[cfg(feature = "code")]
 mod code_mode_mistakes;
+#[cfg(all(feature = "code", target_os = "linux"))]
+mod code_workers;
 mod coding_agent;
 mod content_and_feedback;
 mod derive_schemas;

@@ -6,8 +6,8 @@
 //! cargo run --example code_mode --features code_mode
 //! ```
 //!
-//! `code_mode measure direct|code invoices|overdue_count N` makes N calls of a tool,
-//! directly or from one program, and prints nothing: `scripts/measure/callgrind-code-mode` counts their
+//! `code_mode measure direct|code|code-in-process invoices|overdue_count N` makes N calls
+//! of a tool, directly or from one program (in a worker process or in this one), and prints nothing: `scripts/measure/callgrind-code-mode` counts their
 //! instructions.
 
 mod scenario;

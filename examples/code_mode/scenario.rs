@@ -222,7 +222,13 @@ pub async fn measure(mode: &str, tool: &str, n: usize) {
         .with(Invoices)
         .with(OverdueCount)
         .with_code_mode(
-            CodeMode::new().limits(toolwright::code::CodeLimits::default().tool_calls(10_000)),
+            CodeMode::new()
+                .limits(toolwright::code::CodeLimits::default().tool_calls(10_000))
+                .isolation(if mode == "code-in-process" {
+                    toolwright::code::Isolation::InProcess
+                } else {
+                    toolwright::code::Isolation::Workers
+                }),
         )
         .build()
         .expect("the measuring registry builds");

@@ -10,13 +10,19 @@
 //! idempotency, time limits, telemetry). Everything else the program reaches for (a
 //! file, the environment, a name that is no tool) is refused in the sandbox.
 //!
-//! `run.rs` drives the interpreter; `values.rs` converts values across the edge;
-//! `pause.rs` keeps a program waiting for a person's approval, and resumes it.
+//! `run.rs` drives a program's run and answers its interpreter; `interpreter.rs` is
+//! the exchange with the interpreter, in this process; `worker.rs` runs it in a worker
+//! process instead; `values.rs` converts values across the edge; `printed.rs` keeps what
+//! a program prints; `pause.rs` keeps a program waiting for a person's approval, and
+//! resumes it.
 
+mod interpreter;
 mod pause;
 mod printed;
 mod run;
 mod values;
+#[cfg(unix)]
+mod worker;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,6 +63,35 @@ use run::{Origin, Run};
 pub struct CodeMode {
     name: String,
     limits: CodeLimits,
+    isolation: Isolation,
+}
+
+/// Where programs run.
+///
+/// A program is untrusted code, and its interpreter is young: a bug in it, or a program
+/// that finds one, must not take the host down. In worker processes (the default on Unix)
+/// the kernel enforces [`CodeLimits::memory`] and the CPU time, and a crashed interpreter
+/// ends only its run; in the host's process a fault in the interpreter is the host's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Isolation {
+    /// Each run in a worker process of its own, started from the host's executable (a
+    /// constructor that runs before `main` serves it; nothing to set up): an empty
+    /// environment, no filesystem or network where Landlock is there to refuse them
+    /// (Linux 5.13+; the interpreter has neither anyway), no core dumps, its address
+    /// space limited to [`CodeLimits::memory`] more than the worker holds as it starts
+    /// (`RLIMIT_AS`), and its CPU time to [`CodeLimits::cpu_time`] and two seconds more
+    /// (`RLIMIT_CPU`). The interpreter's stops come to the host over a pipe and the host
+    /// answers them, so every tool call still passes the host's gate. A program that
+    /// allocates without bound, crashes the interpreter or stops answering ends its run
+    /// with an error that says so; the next run gets a fresh worker. One worker is
+    /// started ahead of the next run.
+    Workers,
+    /// In the host's process, on the calling thread: for tests and trusted programs. A
+    /// value bigger than [`CodeLimits::memory`] is refused, but the program's total
+    /// memory is not bounded (only its time is), and a fault in the interpreter is the
+    /// host's.
+    InProcess,
 }
 
 /// What one program may use. Reaching a limit ends the program with an error that names
@@ -122,7 +157,24 @@ impl CodeMode {
         Self {
             name: "run_code".to_owned(),
             limits: CodeLimits::default(),
+            isolation: if cfg!(unix) {
+                Isolation::Workers
+            } else {
+                Isolation::InProcess
+            },
         }
+    }
+
+    /// Where programs run (default [`Isolation::Workers`] on Unix, the only choice
+    /// elsewhere being [`Isolation::InProcess`]: asked for workers there, programs run
+    /// in process).
+    pub fn isolation(mut self, isolation: Isolation) -> Self {
+        self.isolation = if cfg!(unix) {
+            isolation
+        } else {
+            Isolation::InProcess
+        };
+        self
     }
 
     /// Names the built-in tool (default `run_code`).
@@ -148,6 +200,9 @@ impl CodeMode {
 pub(crate) struct Code {
     pub(crate) mode: CodeMode,
     pub(crate) stubs: Stubs,
+    /// The worker processes programs run in ([`Isolation::Workers`]).
+    #[cfg(unix)]
+    pub(super) pool: Option<worker::Pool>,
 }
 
 impl crate::RegistryBuilder {
@@ -205,7 +260,12 @@ impl crate::RegistryBuilder {
                     settings,
                     resumer: Some(resume_paused),
                     runs_programs: true,
-                    state: Box::new(Code { mode, stubs }),
+                    state: Box::new(Code {
+                        #[cfg(unix)]
+                        pool: (mode.isolation == Isolation::Workers).then(worker::Pool::new),
+                        mode,
+                        stubs,
+                    }),
                 }
             }),
         })

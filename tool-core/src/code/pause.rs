@@ -13,7 +13,6 @@ use std::future::Future;
 use std::pin::Pin;
 
 use base64::Engine as _;
-use monty::ResolveFutures;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -36,8 +35,9 @@ struct Paused {
     /// `run_code`'s name.
     tool: String,
     tally: Tally,
-    /// The interpreter, waiting for the calls of one batch.
-    state: ResolveFutures,
+    /// The interpreter, waiting for the calls of one batch (its own serde form, as
+    /// bytes: from this process or a worker's alike).
+    state: Vec<u8>,
     /// The batch's calls that ran, with their results.
     resolved: Vec<(u32, Resolution)>,
     /// The call the person decides.
@@ -66,11 +66,7 @@ pub(super) async fn settle(run: &mut Run<'_>, ended: Ended) -> ToolOutcome {
 /// Stops `run` where it asks: keeps the program in the store, leaves the ticket of the
 /// first call that asked for `run`'s result, and answers `awaiting_approval`.
 async fn pause(run: &mut Run<'_>, asking: Box<Asking>) -> ToolOutcome {
-    let Asking {
-        waiting,
-        due,
-        results,
-    } = *asking;
+    let Asking { due, results } = *asking;
     let asking = results
         .iter()
         .position(|result| result.ticket.is_some())
@@ -97,6 +93,20 @@ async fn pause(run: &mut Run<'_>, asking: Box<Asking>) -> ToolOutcome {
         "the program paused: '{}' needs a person's approval ({}). It waits for a decision on this call: {}({})",
         ticket.tool, ticket.reason, ticket.tool, ticket.arguments
     );
+    let waiting = match run
+        .interpreter
+        .as_mut()
+        .map(|interpreter| interpreter.keep())
+    {
+        Some(Ok(state)) => state,
+        Some(Err(why)) => {
+            return Err(ToolError::internal(format!(
+                "the program paused for approval and its interpreter could not be kept ({why}); it did not go on"
+            ))
+            .with_retryable(false));
+        }
+        None => return Err(ToolError::internal("a pause without its interpreter")),
+    };
     let paused = Paused {
         origin: run.origin.clone(),
         tool: run.call.name.clone(),
@@ -331,7 +341,10 @@ async fn go_on<'a>(
     // The batch's results go in one at a time, the decided call's first.
     resolved.reverse();
     run.tally.ready.extend(resolved);
-    let step = run.hand_over(state);
-    let ended = run.drive(step).await;
+    let budget = run.budget();
+    let (interpreter, stop) =
+        super::interpreter::Interpreter::resumed(code, state, &budget, &mut run.tally.printed);
+    run.interpreter = Some(interpreter);
+    let ended = run.drive(stop).await;
     settle(&mut run, ended).await
 }

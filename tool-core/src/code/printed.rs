@@ -31,6 +31,11 @@ impl Printed {
         }
     }
 
+    /// The bytes it keeps.
+    pub(super) fn limit(&self) -> usize {
+        self.limit
+    }
+
     pub(super) fn is_empty(&self) -> bool {
         self.head.is_empty()
     }
@@ -43,7 +48,8 @@ impl Printed {
         self.limit - self.head_room()
     }
 
-    fn push(&mut self, text: &str) {
+    /// Keeps what `text` adds: in the head while it has room, else in the tail.
+    pub(super) fn push(&mut self, text: &str) {
         let mut text = text;
         if self.tail.is_empty() && self.cut_chars == 0 {
             let room = self.head_room().saturating_sub(self.head.len());

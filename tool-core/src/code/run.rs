@@ -9,15 +9,12 @@
 //! an error that says so, never a silent success. It ends with the program's value or
 //! its exception.
 
-use monty::{FunctionCall, MontyRun, ResolveFutures, RunProgress};
-use monty_types::{
-    CompileOptions, ExcType, ExtFunctionResult, MontyException, MontyObject, NameLookupResult,
-    PrintWriter, ResourceLimits, ResourceTracker, StackFrame,
-};
+use monty_types::{ExcType, MontyException, MontyObject, StackFrame};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::Code;
+use super::interpreter::{Answer, Budget, Called, FILE, Interpreter, Stop};
 use super::printed::Printed;
 use super::values::{TOOL_ERROR_CLASSES, arguments_of, exception_of, result_of, to_json};
 use crate::call::{ToolCall, ToolResult};
@@ -26,9 +23,6 @@ use crate::error::{ErrorKind, ToolError};
 use crate::registry::Registry;
 use crate::spec::Via;
 use crate::tool::{ToolOutcome, ToolOutput};
-
-/// The file name tracebacks show.
-const FILE: &str = "program.py";
 
 /// The host function a tool's function calls to record a call: `(ident, args, kwargs)`
 /// to the call's number.
@@ -126,14 +120,6 @@ pub(super) struct Tally {
 /// A call's result as the program receives it: a value, or the exception it raises.
 pub(super) type Resolution = Result<MontyObject, MontyException>;
 
-/// A resolution as the interpreter takes it.
-pub(super) fn handed(resolution: Resolution) -> ExtFunctionResult {
-    match resolution {
-        Ok(value) => ExtFunctionResult::Return(value),
-        Err(exception) => ExtFunctionResult::Error(exception),
-    }
-}
-
 /// One program's run.
 pub(super) struct Run<'a> {
     pub(super) registry: &'a Registry,
@@ -143,10 +129,9 @@ pub(super) struct Run<'a> {
     pub(super) call: &'a ToolCall,
     pub(super) origin: Origin,
     pub(super) tally: Tally,
+    /// The program's interpreter, once it started.
+    pub(super) interpreter: Option<Interpreter>,
 }
-
-/// Where the interpreter stopped, or how it failed.
-pub(super) type Step = Result<RunProgress, MontyException>;
 
 /// How a run ended: with the program's outcome, or waiting for a person.
 pub(super) enum Ended {
@@ -155,10 +140,9 @@ pub(super) enum Ended {
     Asking(Box<Asking>),
 }
 
-/// A run stopped because a call the program made needs a person's approval: the
-/// interpreter waiting for a batch, the batch's calls and their results.
+/// A run stopped because a call the program made needs a person's approval (the
+/// interpreter waits for a batch): the batch's calls and their results.
 pub(super) struct Asking {
-    pub(super) waiting: ResolveFutures,
     pub(super) due: Vec<MadeCall>,
     pub(super) results: Vec<ToolResult>,
 }
@@ -184,6 +168,19 @@ impl<'a> Run<'a> {
                 printed: Printed::new(code.mode.limits.printed_bytes),
                 ready: Vec::new(),
             },
+            interpreter: None,
+        }
+    }
+
+    /// What the interpreter may use.
+    pub(super) fn budget(&self) -> Budget {
+        let limits = &self.code.mode.limits;
+        Budget {
+            cpu_time: limits.cpu_time,
+            memory: limits.memory,
+            recursion_depth: limits.recursion_depth,
+            tool_calls: limits.tool_calls,
+            printed_bytes: limits.printed_bytes,
         }
     }
 
@@ -209,151 +206,130 @@ impl<'a> Run<'a> {
         });
         let prelude = prelude(functions.map(|function| function.ident.clone()));
         self.tally.prelude = u32::try_from(prelude.lines().count()).unwrap_or(u32::MAX);
-        let runner = match MontyRun::new(
+        let budget = self.budget();
+        let (interpreter, stop) = Interpreter::start(
+            self.code,
             prelude + &program,
-            FILE,
-            Vec::new(),
-            CompileOptions::default(),
-        ) {
-            Ok(runner) => runner,
-            Err(exception) => {
-                return Ended::Done(Err(ToolError::new(
-                    ErrorKind::InvalidArguments,
-                    format!(
-                        "the program does not compile:\n{}",
-                        shown(&exception, self.tally.prelude)
-                    ),
-                )
-                .with_hint("fix the program and run it again")));
-            }
-        };
-        let tracker = ResourceTracker::new(ResourceLimits {
-            max_duration: Some(limits.cpu_time),
-            max_memory: Some(limits.memory),
-            gc_interval: None,
-            max_recursion_depth: limits.recursion_depth,
-            // Every tool call suspends the interpreter three times (made, awaited,
-            // waited for); the tool-call limit is enforced here, this is the backstop.
-            max_suspensions: limits.tool_calls.saturating_mul(3).saturating_add(64),
-        });
-        let step = runner.start(Vec::new(), tracker, self.print());
-        self.drive(step).await
+            &budget,
+            &mut self.tally.printed,
+        );
+        self.interpreter = Some(interpreter);
+        if let Stop::Uncompiled(exception) = &stop {
+            return Ended::Done(Err(ToolError::new(
+                ErrorKind::InvalidArguments,
+                format!(
+                    "the program does not compile:\n{}",
+                    shown(exception, self.tally.prelude)
+                ),
+            )
+            .with_hint("fix the program and run it again")));
+        }
+        self.drive(stop).await
     }
 
-    /// Where `print` writes: the run's buffer, its head and tail within the limit.
-    pub(super) fn print(&mut self) -> PrintWriter<'_> {
-        PrintWriter::Callback(&mut self.tally.printed)
-    }
-
-    /// Drives the interpreter from `step` to the program's end (or a pause).
-    pub(super) async fn drive(&mut self, mut step: Step) -> Ended {
+    /// Drives the interpreter from `stop` to the program's end (or a pause).
+    pub(super) async fn drive(&mut self, mut stop: Stop) -> Ended {
         loop {
-            let progress = match step {
-                Ok(progress) => progress,
-                Err(exception) => return Ended::Done(Err(self.failure(&exception))),
-            };
-            step = match progress {
-                RunProgress::Complete(value) => {
+            let answer = match stop {
+                Stop::Failed(exception) | Stop::Uncompiled(exception) => {
+                    return Ended::Done(Err(self.failure(&exception)));
+                }
+                Stop::Done(value) => {
                     return Ended::Done(match self.never_awaited() {
                         Some(error) => Err(error),
                         None => self.result(&value),
                     });
                 }
-                RunProgress::NameLookup(lookup) => {
-                    let found = Self::name(&lookup.name);
-                    lookup.resume(found, self.print())
-                }
-                RunProgress::FunctionCall(call) => self.call(call),
-                RunProgress::OsCall(os) => {
-                    let refusal = MontyException::new(
-                        ExcType::PermissionError,
-                        Some(format!(
-                            "the sandbox has no {}: programs reach the outside only through the tools' functions",
-                            os_word(&format!("{:?}", os.function_call))
-                        )),
-                    );
-                    os.resume(ExtFunctionResult::Error(refusal), self.print())
-                }
-                RunProgress::ResolveFutures(waiting) => match self.dispatch(waiting).await {
-                    Ok(step) => step,
+                Stop::Name(name) => Answer::Name(Self::name(&name)),
+                Stop::Call(call) => self.call(call),
+                Stop::Os(what) => Answer::Return(Err(MontyException::new(
+                    ExcType::PermissionError,
+                    Some(format!(
+                        "the sandbox has no {}: programs reach the outside only through the tools' functions",
+                        os_word(&what)
+                    )),
+                ))),
+                Stop::Wait(ids) => match self.dispatch(&ids).await {
+                    Ok(answer) => answer,
                     Err(asking) => return Ended::Asking(Box::new(asking)),
                 },
             };
+            let Some(interpreter) = self.interpreter.as_mut() else {
+                return Ended::Done(Err(ToolError::internal("a run without its interpreter")));
+            };
+            stop = interpreter.step(answer, &mut self.tally.printed);
         }
     }
 
     /// What a name the program uses and does not define is: one of the host functions
     /// the prelude calls, else undefined (`NameError`).
-    fn name(name: &str) -> NameLookupResult {
+    fn name(name: &str) -> Option<MontyObject> {
         match name {
-            MADE | RUN => NameLookupResult::Value(MontyObject::Function {
+            MADE | RUN => Some(MontyObject::Function {
                 name: name.to_owned(),
                 docstring: None,
             }),
-            _ => NameLookupResult::Undefined,
+            _ => None,
         }
     }
 
     /// A call of one of the host functions the prelude calls.
-    fn call(&mut self, call: FunctionCall) -> Step {
-        let name = call.function_name.as_str();
-        if call.object_id.is_none() && name == MADE {
+    fn call(&mut self, call: Called) -> Answer {
+        let name = call.function.as_str();
+        if !call.method && name == MADE {
             self.made(call)
-        } else if call.object_id.is_none() && name == RUN {
-            self.awaited(call)
+        } else if !call.method && name == RUN {
+            self.awaited(&call)
         } else {
-            let refusal = MontyException::new(
+            Answer::Return(Err(MontyException::new(
                 ExcType::NameError,
                 Some(format!("'{name}' is not a tool's function")),
-            );
-            call.resume(ExtFunctionResult::Error(refusal), self.print())
+            )))
         }
     }
 
     /// A call of a tool's function: recorded with its number, which the program's
     /// coroutine awaits. A call that cannot be made raises where it is made, and takes
     /// no number; one over the limit ends the run.
-    fn made(&mut self, call: FunctionCall) -> Step {
+    fn made(&mut self, call: Called) -> Answer {
         let (function, args, kwargs) = match &call.args[..] {
-            [MontyObject::String(ident), MontyObject::Tuple(args), MontyObject::Dict(kwargs)] => {
-                match self.code.stubs.function(ident) {
-                    Some(function)
-                        if self.registry.lookup(Some(self.ctx), &function.name).is_ok() =>
-                    {
-                        (function, args, kwargs)
-                    }
-                    _ => {
-                        let refusal = MontyException::new(
-                            ExcType::NameError,
-                            Some(format!("'{ident}' is not a tool's function")),
-                        );
-                        return call.resume(ExtFunctionResult::Error(refusal), self.print());
-                    }
+            [
+                MontyObject::String(ident),
+                MontyObject::Tuple(args),
+                MontyObject::Dict(kwargs),
+            ] => match self.code.stubs.function(ident) {
+                Some(function) if self.registry.lookup(Some(self.ctx), &function.name).is_ok() => {
+                    (function, args, kwargs)
                 }
-            }
+                _ => {
+                    return Answer::Return(Err(MontyException::new(
+                        ExcType::NameError,
+                        Some(format!("'{ident}' is not a tool's function")),
+                    )));
+                }
+            },
             _ => {
-                let refusal = MontyException::new(
+                return Answer::Return(Err(MontyException::new(
                     ExcType::TypeError,
-                    Some(format!("{MADE}() is the tools' own: call the tool's function")),
-                );
-                return call.resume(ExtFunctionResult::Error(refusal), self.print());
+                    Some(format!(
+                        "{MADE}() is the tools' own: call the tool's function"
+                    )),
+                )));
             }
         };
         let limit = self.code.mode.limits.tool_calls;
         if self.tally.calls >= limit {
-            let stop = MontyException::new(
+            return Answer::Abort(MontyException::new(
                 ExcType::RuntimeError,
                 Some(format!(
                     "the program made more than {limit} tool calls, the limit of one run"
                 )),
-            );
-            return call.abort(stop, self.print());
+            ));
         }
         let arguments = match arguments_of(function, args, kwargs) {
             Ok(arguments) => arguments,
             Err((read, problems)) => {
-                let refusal = exception_of(&self.misfit(function, &read, problems));
-                return call.resume(ExtFunctionResult::Error(refusal), self.print());
+                return Answer::Return(Err(exception_of(&self.misfit(function, &read, problems))));
             }
         };
         let number = self.tally.calls;
@@ -375,13 +351,14 @@ impl<'a> Run<'a> {
             arguments,
             key,
         });
-        let number = i64::try_from(number).unwrap_or(i64::MAX);
-        call.resume(ExtFunctionResult::Return(MontyObject::Int(number)), self.print())
+        Answer::Return(Ok(MontyObject::Int(
+            i64::try_from(number).unwrap_or(i64::MAX),
+        )))
     }
 
     /// The program awaits a call it made: the call gets a future, dispatched once the
     /// program waits for it.
-    fn awaited(&mut self, call: FunctionCall) -> Step {
+    fn awaited(&mut self, call: &Called) -> Answer {
         let waiting = match &call.args[..] {
             [MontyObject::Int(number)] => self.tally.pending.iter_mut().find(|made| {
                 made.future.is_none() && i64::try_from(made.number).ok() == Some(*number)
@@ -389,23 +366,21 @@ impl<'a> Run<'a> {
             _ => None,
         };
         let Some(made) = waiting else {
-            let refusal = MontyException::new(
+            return Answer::Return(Err(MontyException::new(
                 ExcType::RuntimeError,
                 Some(format!(
                     "{RUN}() is the tools' own: await the coroutine a tool's function returns"
                 )),
-            );
-            return call.resume(ExtFunctionResult::Error(refusal), self.print());
+            )));
         };
-        made.future = Some(call.call_id);
-        call.resume_pending(self.print())
+        made.future = Some(call.id);
+        Answer::Pending
     }
 
     /// The calls the program waits for, dispatched together (reads at once, writes one
     /// by one: the registry's scheduler), and their results handed back. `Err` ends the
     /// run here: a call needs a person's approval, and the program pauses.
-    async fn dispatch(&mut self, waiting: ResolveFutures) -> Result<Step, Asking> {
-        let ids = waiting.pending_call_ids().to_vec();
+    async fn dispatch(&mut self, ids: &[u32]) -> Result<Answer, Asking> {
         if self
             .tally
             .ready
@@ -430,35 +405,32 @@ impl<'a> Run<'a> {
                 }
             };
             if results.iter().any(|result| result.ticket.is_some()) {
-                return Err(Asking {
-                    waiting,
-                    due,
-                    results,
-                });
+                return Err(Asking { due, results });
             }
             for (made, result) in due.iter().zip(&results) {
                 let resolution = self.resolution(result);
-                self.tally.ready.push((made.future.unwrap_or(u32::MAX), resolution));
+                self.tally
+                    .ready
+                    .push((made.future.unwrap_or(u32::MAX), resolution));
             }
         }
-        Ok(self.hand_over(waiting))
+        Ok(self.hand_over(ids))
     }
 
-    /// Hands the program the first ready result it waits for.
-    pub(super) fn hand_over(&mut self, waiting: ResolveFutures) -> Step {
-        let ids = waiting.pending_call_ids();
+    /// Hands the program the first ready result it waits for (of the futures `ids`).
+    pub(super) fn hand_over(&mut self, ids: &[u32]) -> Answer {
         let Some(index) = self
             .tally
             .ready
             .iter()
             .position(|(future, _)| ids.contains(future))
         else {
-            return Err(MontyException::runtime_error(
+            return Answer::Abort(MontyException::runtime_error(
                 "the program waits for a call that was never made",
             ));
         };
         let (future, resolution) = self.tally.ready.remove(index);
-        waiting.resume(vec![(future, handed(resolution))], self.print())
+        Answer::Resolve(vec![(future, resolution)])
     }
 
     /// A call's result as the program receives it: its value, or the exception it raises.
@@ -495,7 +467,9 @@ impl<'a> Run<'a> {
         );
         ToolError::invalid_arguments(message, problems)
             .with_retryable(false)
-            .with_hint("call it as its stub in run_code's description says, fixing every problem listed")
+            .with_hint(
+                "call it as its stub in run_code's description says, fixing every problem listed",
+            )
     }
 
     /// The error a program ends with when it made tool calls it never awaited: they did
@@ -562,7 +536,10 @@ impl<'a> Run<'a> {
             shown(exception, self.tally.prelude)
         );
         if !self.tally.printed.is_empty() {
-            message.push_str(&format!("\nIt printed before:\n{}", self.tally.printed.text()));
+            message.push_str(&format!(
+                "\nIt printed before:\n{}",
+                self.tally.printed.text()
+            ));
         }
         if let Some(unawaited) = self.never_awaited() {
             message.push_str(&format!("\nAlso: {}", unawaited.message));

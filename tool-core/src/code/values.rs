@@ -6,8 +6,8 @@ use monty_types::{ExcType, MontyException, MontyObject};
 use serde_json::{Map, Number, Value};
 
 use crate::error::{ErrorKind, Problem, ToolError};
-use crate::validate::JsonPath;
 use crate::tool::ToolOutput;
+use crate::validate::JsonPath;
 
 /// The exception a failed call raises in the program: a builtin class a Python
 /// programmer expects for the kind (the interpreter has no class inheritance, so no
@@ -186,7 +186,10 @@ pub(super) fn arguments_of<'k>(
     }
     for (key, value) in kwargs {
         let MontyObject::String(key) = key else {
-            problems.push(Problem::new("$", format!("{name}() keywords must be strings")));
+            problems.push(Problem::new(
+                "$",
+                format!("{name}() keywords must be strings"),
+            ));
             continue;
         };
         let Some(param) = function
