@@ -229,6 +229,39 @@ fn a_server_gives_way_to_a_later_local_tool_and_takes_a_policy_for_all_its_tools
     assert_eq!(local.outcome.unwrap().to_text(), "local");
 }
 
+/// A server's settings say who may call its tools: offered to programs only, its tools
+/// are `run_code`'s functions, and not tools of the model's own.
+#[cfg(feature = "code")]
+#[test]
+fn a_servers_settings_offer_its_tools_to_programs() {
+    use toolwright::{Callers, Dialect};
+    let runtime = runtime();
+    let (builder, _server) = broken(Transport::Stdio, "2026", "entries");
+    let source = runtime
+        .block_on(
+            builder
+                .settings(ToolSettings::new().policy(AllowAll).callers(Callers::Code))
+                .connect(),
+        )
+        .unwrap();
+    let registry = Registry::builder()
+        .with_toolset(source.clone())
+        .with_code_mode(toolwright::code::CodeMode::new())
+        .build()
+        .unwrap();
+    assert_eq!(registry.get("echo").unwrap().spec().callers, Callers::Code);
+    let listed = registry
+        .definitions_for(&Context::new(), Dialect::Mcp)
+        .unwrap();
+    assert!(listed.iter().all(|tool| tool["name"] != "echo"));
+    let program = ToolCall::new("r", "run_code", json!({"code": "await echo(text='hi')"}));
+    let ran = runtime.block_on(registry.dispatch(&Context::new(), program));
+    assert!(ran.outcome.is_ok(), "{:?}", ran.outcome);
+    assert!(ran.for_model().contains("echo"), "{}", ran.for_model());
+    let direct = runtime.block_on(registry.dispatch(&Context::new(), call("echo", json!({}))));
+    assert_eq!(direct.error().unwrap().kind, ErrorKind::Denied);
+}
+
 #[test]
 fn every_string_the_model_reads_is_screened_and_the_finding_says_where() {
     let runtime = runtime();

@@ -23,6 +23,8 @@ mod call_examples;
 #[cfg(feature = "code")]
 mod code_mode;
 #[cfg(feature = "code")]
+mod code_mode_callers;
+#[cfg(feature = "code")]
 mod code_mode_mistakes;
 #[cfg(all(feature = "code", target_os = "linux"))]
 mod code_workers;

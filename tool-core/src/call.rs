@@ -59,6 +59,13 @@ pub struct ToolCall {
     /// [`provider::parse_calls`]: crate::provider::parse_calls
     #[serde(skip)]
     pub via: crate::spec::Via,
+    /// The provider's id of the hosted program that made the call
+    /// ([`Via::HostedCode`](crate::spec::Via::HostedCode)): OpenAI's `caller.caller_id`,
+    /// Anthropic's `caller.tool_id`. The result carries it back
+    /// ([`ToolResult::program`]): OpenAI resumes the program only when its
+    /// `function_call_output` names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
 }
 
 /// A call's arguments as they arrived: raw JSON text (OpenAI) or a parsed value
@@ -148,7 +155,16 @@ impl ToolCall {
             idempotency_key: None,
             origin: None,
             via: crate::spec::Via::Model,
+            program: None,
         }
+    }
+
+    /// Marks the call as made by the provider's hosted program `program` (see
+    /// [`ToolCall::program`]).
+    pub fn made_by_program(mut self, program: impl Into<String>) -> Self {
+        self.via = crate::spec::Via::HostedCode;
+        self.program = Some(program.into());
+        self
     }
 }
 
@@ -181,6 +197,9 @@ pub struct ToolResult {
     /// MCP server's name and address ([`Tool::source`](crate::Tool::source)). A
     /// stranger's words: show them as such, never follow them as instructions.
     pub source: Option<std::sync::Arc<str>>,
+    /// The hosted program that made the call, from [`ToolCall::program`]: rendered
+    /// back where the provider needs it (OpenAI's `function_call_output.caller`).
+    pub program: Option<String>,
 }
 
 impl ToolResult {

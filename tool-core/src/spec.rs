@@ -40,9 +40,16 @@ pub struct ToolSpec {
     pub examples: Vec<Value>,
     /// Scopes the caller must hold (`#[tool(scopes = ["payments:write"])]`).
     pub scopes: Vec<String>,
-    /// Who may call it: the model directly, a program the model wrote (code mode), or
-    /// both (`#[tool(callers = "code")]`); see [`Callers`].
+    /// Who may call it: the model directly, a program the model wrote and the registry
+    /// runs (`run_code`), or both (`#[tool(callers = "code")]`); see [`Callers`].
     pub callers: Callers,
+    /// Also offered to the code a provider runs on its own servers
+    /// (`#[tool(hosted_code)]`): Anthropic's programmatic tool calling (the definition
+    /// gains `allowed_callers` and, since hosted code cannot call a strict tool, loses
+    /// `strict`) and OpenAI's (`allowed_callers` with `programmatic`, and the result's
+    /// `output_schema`). Off unless declared: [`callers`](ToolSpec::callers) alone never
+    /// changes what a provider is sent. It needs callers that include programs.
+    pub hosted_code: bool,
     /// Some argument is read through serde's buffered content (an internally tagged or
     /// untagged enum, a flattened field), where serde takes more than the schema says (a
     /// struct from an array): the fast path then checks the arguments against the schema
@@ -52,7 +59,9 @@ pub struct ToolSpec {
 
 /// Who may call a tool: the model, in a call of its own ([`Via::Model`]), a program the
 /// model wrote and the registry runs (`run_code`, [`Via::Code`]), or both. The
-/// dispatcher enforces it on every call, not only in what each caller is shown.
+/// dispatcher enforces it on every call, not only in what each caller is shown. The code
+/// a provider runs ([`Via::HostedCode`]) is a third caller, offered a tool only when the
+/// tool also declares [`hosted_code`](ToolSpec::hosted_code).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -64,8 +73,9 @@ pub enum Callers {
     Undeclared,
     /// Only the model, directly.
     Direct,
-    /// Only programs (`run_code`, or a provider's hosted code execution): the model sees
-    /// the tool as a function of the program's API, not as a tool of its own.
+    /// Only programs (`run_code`; a provider's hosted code execution too, when the tool
+    /// declares [`hosted_code`](ToolSpec::hosted_code)): the model sees the tool as a
+    /// function of the program's API, not as a tool of its own.
     Code,
     /// Both.
     Any,
@@ -78,9 +88,12 @@ pub enum Via {
     /// The model's own tool call.
     #[default]
     Model,
-    /// A program: toolwright's `run_code`, or code the provider runs (Anthropic's code
-    /// execution, OpenAI's programmatic calling), which marks the calls it makes.
+    /// A program toolwright runs (`run_code`).
     Code,
+    /// A program the provider runs on its servers (Anthropic's code execution, OpenAI's
+    /// programmatic tool calling), which marks the calls it makes
+    /// ([`ToolCall::program`](crate::ToolCall::program) names it).
+    HostedCode,
 }
 
 impl Callers {
@@ -93,11 +106,15 @@ impl Callers {
         }
     }
 
-    /// Whether a call `via` is allowed, for a tool of `effect`.
+    /// Whether a call `via` is allowed, for a tool of `effect`: hosted code counts as a
+    /// program here (whether the tool is offered to it at all is
+    /// [`ToolSpec::hosted_code`]'s to say).
     pub fn allow(self, effect: Effect, via: Via) -> bool {
         matches!(
             (self.resolved(effect), via),
-            (Callers::Any, _) | (Callers::Direct, Via::Model) | (Callers::Code, Via::Code)
+            (Callers::Any, _)
+                | (Callers::Direct, Via::Model)
+                | (Callers::Code, Via::Code | Via::HostedCode)
         )
     }
 }
@@ -139,6 +156,7 @@ impl ToolSpec {
             examples: Vec::new(),
             scopes: Vec::new(),
             callers: Callers::Undeclared,
+            hosted_code: false,
             reads_buffered: false,
         }
     }
@@ -167,10 +185,18 @@ impl ToolSpec {
         self
     }
 
+    /// Offers the tool to the code a provider runs as well (see
+    /// [`hosted_code`](ToolSpec::hosted_code)).
+    pub fn with_hosted_code(mut self, hosted_code: bool) -> Self {
+        self.hosted_code = hosted_code;
+        self
+    }
+
     /// Whether a call `via` may call this tool (its declared [`Callers`], or the
-    /// default for its effect).
+    /// default for its effect; for hosted code, [`hosted_code`](ToolSpec::hosted_code)
+    /// as well).
     pub fn offered_via(&self, via: Via) -> bool {
-        self.callers.allow(self.effect, via)
+        (via != Via::HostedCode || self.hosted_code) && self.callers.allow(self.effect, via)
     }
 
     /// Sets what calling the tool twice does.
@@ -215,7 +241,7 @@ impl Serialize for ToolSpec {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct as _;
         let annotations = self.annotations();
-        let mut out = serializer.serialize_struct("ToolSpec", 13)?;
+        let mut out = serializer.serialize_struct("ToolSpec", 14)?;
         out.serialize_field("name", &self.name)?;
         if let Some(title) = &self.title {
             out.serialize_field("title", title)?;
@@ -240,6 +266,9 @@ impl Serialize for ToolSpec {
         }
         if self.callers != Callers::Undeclared {
             out.serialize_field("callers", &self.callers)?;
+        }
+        if self.hosted_code {
+            out.serialize_field("hosted_code", &true)?;
         }
         out.end()
     }

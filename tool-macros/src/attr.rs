@@ -27,6 +27,8 @@ pub struct ToolOptions {
     pub scopes: Option<SpannedValue<StringList>>,
     /// `callers = "direct" | "code" | "any"`: who may call the tool.
     pub callers: Option<SpannedValue<String>>,
+    /// `hosted_code`: offered to the code a provider runs as well.
+    pub hosted_code: Option<SpannedValue<bool>>,
     pub classify: Option<syn::Path>,
     pub approval: Option<syn::Path>,
     pub describe: Option<syn::Path>,
@@ -281,6 +283,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "companion",
     "scopes",
     "callers",
+    "hosted_code",
     "classify",
     "approval",
     "describe",

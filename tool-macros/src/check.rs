@@ -299,6 +299,7 @@ fn check_effect(tool: &ToolFn<'_>, errors: &Errors) {
 pub const CALLERS: [&str; 3] = ["direct", "code", "any"];
 
 fn check_callers(tool: &ToolFn<'_>, errors: &Errors) {
+    check_hosted_code(tool, errors);
     let Some(callers) = &tool.options.callers else {
         return;
     };
@@ -320,6 +321,29 @@ fn check_callers(tool: &ToolFn<'_>, errors: &Errors) {
         format!(
             "unknown callers \"{}\": use \"direct\" (the model calls the tool itself), \"code\" (only programs run by `run_code` call it) or \"any\"{hint}",
             callers.as_str()
+        ),
+    );
+}
+
+/// `hosted_code` offers the tool to a provider's programs: its callers must include
+/// programs (`"code"` or `"any"`, or undeclared on a read-only tool).
+fn check_hosted_code(tool: &ToolFn<'_>, errors: &Errors) {
+    let Some(hosted) = tool.options.hosted_code.as_ref().filter(|flag| ***flag) else {
+        return;
+    };
+    let callers = tool.options.callers.as_ref().map(|c| c.as_str());
+    let effect = tool.options.effect.as_ref().map(|e| e.as_str());
+    let reason = match (callers, effect) {
+        (Some("direct"), _) => "`callers = \"direct\"` offers it to no program",
+        (None, Some(effect)) if effect != "read_only" => {
+            "a tool with side effects is offered to programs only once `callers` says so"
+        }
+        _ => return,
+    };
+    errors.error_at(
+        hosted.span(),
+        format!(
+            "`hosted_code` offers the tool to the code a provider runs, but {reason}: add `callers = \"any\"` (the model and programs) or `callers = \"code\"` (programs only)"
         ),
     );
 }

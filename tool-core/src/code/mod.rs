@@ -259,7 +259,6 @@ impl crate::RegistryBuilder {
                     run: run_code,
                     settings,
                     resumer: Some(resume_paused),
-                    runs_programs: true,
                     state: Box::new(Code {
                         #[cfg(unix)]
                         pool: (mode.isolation == Isolation::Workers).then(worker::Pool::new),

@@ -245,7 +245,11 @@ pub(crate) fn resume_paused<'a>(
                     "the paused program could not be read ({why}), so nothing ran"
                 ))
                 .with_retryable(true);
-                return Some(registry.finish(outer.id, outer.name, Err(error), Notes::default()));
+                return Some(registry.finish(
+                    (outer.id, outer.name, None),
+                    Err(error),
+                    Notes::default(),
+                ));
             }
         };
         let mut outer = ToolCall::new(paused.origin.id.clone(), paused.tool.clone(), Value::Null);
@@ -285,7 +289,7 @@ pub(crate) fn resume_paused<'a>(
         registry.take_left_ticket(ctx, &outer, &outcome, &mut notes);
         Some(crate::telemetry::in_span!(
             span,
-            registry.finish(outer.id.clone(), outer.name.clone(), outcome, notes)
+            registry.finish((outer.id.clone(), outer.name.clone(), None), outcome, notes)
         ))
     })
 }
@@ -332,7 +336,7 @@ async fn go_on<'a>(
     .await;
     let result = crate::telemetry::in_span!(
         span,
-        registry.finish(call.id.clone(), call.name.clone(), outcome, notes)
+        registry.finish((call.id.clone(), call.name.clone(), None), outcome, notes)
     );
     let mut run = Run::new(registry, ctx, code, outer, origin);
     run.tally = tally;

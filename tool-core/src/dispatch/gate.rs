@@ -337,6 +337,18 @@ fn not_offered_via(spec: &crate::spec::ToolSpec, via: Via) -> ToolError {
             false,
             "finish the program with what it has, and call this tool outside it",
         ),
+        Via::HostedCode => denied(
+            format!(
+                "'{}' is not offered to the provider's code execution",
+                spec.name
+            ),
+            false,
+            if spec.offered_via(Via::Model) {
+                "finish the program with what it has, and call this tool outside it, as a tool of its own"
+            } else {
+                "call it from a program you run with the code tool (run_code)"
+            },
+        ),
         Via::Model => denied(
             format!(
                 "'{}' is offered only to programs: call it from code, not as a tool of its own",

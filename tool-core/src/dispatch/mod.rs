@@ -75,7 +75,10 @@ impl Registry {
                 Run::Running(running) => running.instrument(span.clone()).await,
             };
             self.take_left_ticket(ctx, &call, &outcome, &mut notes);
-            crate::telemetry::in_span!(span, self.finish(call.id, call.name, outcome, notes))
+            crate::telemetry::in_span!(
+                span,
+                self.finish((call.id, call.name, call.program), outcome, notes)
+            )
         }
     }
 

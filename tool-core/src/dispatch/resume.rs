@@ -54,7 +54,10 @@ impl Registry {
                         .await
                 }
             };
-        crate::telemetry::in_span!(span, self.finish(call.id, call.name, outcome, notes))
+        crate::telemetry::in_span!(
+            span,
+            self.finish((call.id, call.name, call.program), outcome, notes)
+        )
     }
 
     /// Why `ticket` cannot be decided by the caller in `ctx` with `decision`, if it cannot.

@@ -142,7 +142,11 @@ impl Registry {
         });
         let span = slot.notes.span.clone();
         crate::telemetry::in_span!(span, {
-            self.finish(slot.call.id, slot.call.name, outcome, slot.notes)
+            self.finish(
+                (slot.call.id, slot.call.name, slot.call.program),
+                outcome,
+                slot.notes,
+            )
         })
     }
 }

@@ -8,13 +8,13 @@ use crate::registry::Registry;
 use crate::tool::{ToolOutcome, ToolOutput};
 
 impl Registry {
-    /// The result of call `call_id` to `name`. (Not the `ToolCall` itself: moving it
-    /// here would copy all of it, arguments included, for two strings.)
+    /// The result of call `call_id` to `name`, made by the hosted `program` if any. (Not
+    /// the `ToolCall` itself: moving it here would copy all of it, arguments included,
+    /// for three fields.)
     #[inline]
     pub(crate) fn finish(
         &self,
-        call_id: String,
-        name: String,
+        (call_id, name, program): (String, String, Option<String>),
         outcome: ToolOutcome,
         notes: Notes<'_>,
     ) -> ToolResult {
@@ -73,6 +73,7 @@ impl Registry {
             duplicate: notes.duplicate,
             ticket: notes.ticket,
             source: notes.entry.and_then(|entry| entry.tool.source()),
+            program,
         }
     }
 

@@ -21,7 +21,8 @@ use async_openai::types::chat::{
     ChatCompletionRequestToolMessageContent, ChatCompletionResponseMessage, ChatCompletionTools,
 };
 use async_openai::types::responses::{
-    FunctionCallOutput, FunctionCallOutputItemParam, InputItem, Item, OutputItem, Tool,
+    FunctionCallOutput, FunctionCallOutputItemParam, InputItem, Item, OutputItem,
+    ProgramToolCallCaller, Tool, ToolCallCaller,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -89,14 +90,21 @@ pub fn responses_calls(output: &[OutputItem], strict: bool) -> Vec<ToolCall> {
     output
         .iter()
         .filter_map(|item| match item {
-            OutputItem::FunctionCall(call) => Some(
-                ToolCall::new(
+            OutputItem::FunctionCall(call) => {
+                let parsed = ToolCall::new(
                     call.call_id.clone(),
                     call.name.clone(),
                     CallArguments::Json(call.arguments.clone()),
                 )
-                .written_for(dialect),
-            ),
+                .written_for(dialect);
+                // A call a program made (programmatic tool calling) names it.
+                Some(match &call.caller {
+                    Some(ToolCallCaller::Program(program)) => {
+                        parsed.made_by_program(program.caller_id.clone())
+                    }
+                    _ => parsed,
+                })
+            }
             _ => None,
         })
         .collect()
@@ -149,7 +157,11 @@ pub fn responses_result(result: &ToolResult) -> InputItem {
         status: None,
         name: None,
         namespace: None,
-        caller: None,
+        caller: result.program.as_ref().map(|program| {
+            ToolCallCaller::Program(ProgramToolCallCaller {
+                caller_id: program.clone(),
+            })
+        }),
     }))
 }
 

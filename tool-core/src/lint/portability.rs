@@ -81,6 +81,7 @@ fn has_ref(schema: &Value) -> bool {
 
 /// The portability rules over one tool.
 pub(super) fn check(view: &View<'_>, out: &mut Out) {
+    strict_dropped(view, out);
     let schema = &view.spec.input_schema;
     if is_plain(schema) {
         return schema_open(view, out);
@@ -107,6 +108,19 @@ pub(super) fn check(view: &View<'_>, out: &mut Out) {
         }
     }
     schema_open(view, out);
+}
+
+/// A tool offered to hosted code loses Anthropic's `strict`: hosted code cannot call a
+/// strict tool.
+fn strict_dropped(view: &View<'_>, out: &mut Out) {
+    if view.spec.offered_via(crate::spec::Via::HostedCode) {
+        out.push(
+            "schema-strict-dropped",
+            view.name,
+            Some("Anthropic strict".to_owned()),
+            "`hosted_code` offers the tool to Anthropic's code execution, which cannot call a strict tool: it is sent without \"strict\": true, and the model's arguments are checked only by toolwright's validation. Drop `hosted_code` if `run_code` is the program runner you meant".into(),
+        );
+    }
 }
 
 fn schema_open(view: &View<'_>, out: &mut Out) {

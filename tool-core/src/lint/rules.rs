@@ -23,7 +23,7 @@ const fn rule(
     }
 }
 
-pub(super) const ALL: [Rule; 54] = [
+pub(super) const ALL: [Rule; 55] = [
     rule(
         "purpose-missing",
         P,
@@ -342,5 +342,11 @@ pub(super) const ALL: [Rule; 54] = [
         D,
         I,
         "The arguments object accepts unknown properties: a misspelt argument is silently ignored.",
+    ),
+    rule(
+        "schema-strict-dropped",
+        D,
+        W,
+        "Offered to a provider's hosted code (`hosted_code`): Anthropic is sent it without `strict`, so its arguments are no longer held to the schema.",
     ),
 ];

@@ -183,7 +183,9 @@ impl McpSourceBuilder {
     }
 
     /// Gives every tool of the server `settings` (a policy for the whole server, a time
-    /// limit, a budget, who may call them), under the registry's
+    /// limit, a budget, who may call them:
+    /// [`ToolSettings::callers`](crate::ToolSettings::callers) offers the server's tools
+    /// to `run_code`'s programs), under the registry's
     /// [`configure`](crate::RegistryBuilder::configure) for one tool, which takes
     /// precedence.
     pub fn settings(mut self, settings: crate::registry::ToolSettings) -> Self {

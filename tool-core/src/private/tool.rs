@@ -217,6 +217,8 @@ pub struct SpecParts {
     pub scopes: &'static [&'static str],
     /// `#[tool(callers = ...)]`.
     pub callers: crate::spec::Callers,
+    /// `#[tool(hosted_code)]`.
+    pub hosted_code: bool,
     /// `#[tool(example = ...)]`, each JSON already (`#[tool]` parsed it).
     pub examples: &'static [&'static str],
 }
@@ -231,7 +233,8 @@ pub fn tool_spec(
     let mut spec = ToolSpec::new(parts.name, parts.description, input_schema, parts.effect)
         .with_open_world(parts.open_world)
         .with_scopes(parts.scopes.iter().copied())
-        .with_callers(parts.callers);
+        .with_callers(parts.callers)
+        .with_hosted_code(parts.hosted_code);
     spec.idempotence = match parts.idempotent {
         None => Idempotence::Undeclared,
         Some(true) => Idempotence::Idempotent,

@@ -93,17 +93,21 @@ pub(super) fn calls(response: &Value) -> Result<Vec<ToolCall>, ParseError> {
         .filter(|block| block.get("type") == Some(&json!("tool_use")))
         .map(|block| {
             let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
-            // A call made by code the provider runs says so (`caller.type`
-            // `code_execution_...`, with the program's `tool_id`).
-            let from_code = block["caller"]["type"]
-                .as_str()
-                .is_some_and(|caller| caller.starts_with("code_execution"));
-            Ok(ToolCall::new(
+            let mut call = ToolCall::new(
                 text(&block["id"], "tool_use.id")?,
                 text(&block["name"], "tool_use.name")?,
                 input,
-            )
-            .made_via(if from_code { Via::Code } else { Via::Model }))
+            );
+            // A call made by code the provider runs says so (`caller.type`
+            // `code_execution_...`, with the program's `tool_id`).
+            if block["caller"]["type"]
+                .as_str()
+                .is_some_and(|caller| caller.starts_with("code_execution"))
+            {
+                call.via = Via::HostedCode;
+                call.program = block["caller"]["tool_id"].as_str().map(str::to_owned);
+            }
+            Ok(call)
         })
         .collect()
 }

@@ -102,28 +102,25 @@ pub fn encode_arguments(spec: &ToolSpec, dialect: Dialect, arguments: &Value) ->
     crate::schema::lower::encode_value(arguments, &spec.input_schema, dialect.target())
 }
 
-/// A tool declared callable from code (`#[tool(callers = "code" | "any")]`), offered to
-/// the code the provider runs: Anthropic's programmatic tool calling
+/// A tool declared callable from the provider's own code (`#[tool(hosted_code)]`, with
+/// callers that include programs), offered to it: Anthropic's programmatic tool calling
 /// (`allowed_callers`, with the code execution tool; a strict tool cannot be called from
 /// code, so such a tool is sent without `strict`) and OpenAI's (`allowed_callers` with
-/// `programmatic`, and the result's `output_schema`). Other dialects have no such caller:
-/// a tool offered only to code is not listed there.
+/// `programmatic`, and the result's `output_schema`). Other dialects have no such caller.
+/// `callers` alone (our `run_code`) changes nothing here.
 fn offer_to_hosted_code(spec: &ToolSpec, dialect: Dialect, definition: &mut Value) {
-    use crate::spec::Callers;
-    let (direct, code) = match spec.callers {
-        Callers::Code => (false, true),
-        Callers::Any => (true, true),
-        Callers::Undeclared | Callers::Direct => return,
-    };
+    use crate::spec::{Callers, Via};
+    if !spec.offered_via(Via::HostedCode) {
+        return;
+    }
+    let direct = spec.callers.resolved(spec.effect) == Callers::Any;
     let callers = |code_caller: &str| {
-        let mut callers = Vec::new();
-        if direct {
-            callers.push(Value::from("direct"));
-        }
-        if code {
-            callers.push(Value::from(code_caller));
-        }
-        Value::Array(callers)
+        let code = Value::from(code_caller);
+        Value::Array(if direct {
+            vec![Value::from("direct"), code]
+        } else {
+            vec![code]
+        })
     };
     match dialect {
         Dialect::Anthropic { .. } => {
@@ -186,7 +183,6 @@ pub(crate) fn definitions<'a>(
     specs: impl ExactSizeIterator<Item = &'a ToolSpec>,
     dialect: Dialect,
     examples_in_descriptions: bool,
-    hosted_code: bool,
 ) -> Result<Vec<Value>, LoweringErrors> {
     let mut definitions = Vec::with_capacity(specs.len());
     let mut errors = Vec::new();
@@ -197,9 +193,7 @@ pub(crate) fn definitions<'a>(
                 if describe && !spec.examples.is_empty() {
                     describe_examples(&mut value, &encoded_examples(spec, dialect));
                 }
-                if hosted_code {
-                    offer_to_hosted_code(spec, dialect, &mut value);
-                }
+                offer_to_hosted_code(spec, dialect, &mut value);
                 definitions.push(value);
             }
             Err(found) => errors.extend(found),

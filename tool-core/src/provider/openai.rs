@@ -70,9 +70,11 @@ pub(super) fn responses_calls(response: &Value, strict: bool) -> Result<Vec<Tool
                 arguments,
             );
             parsed.written_for = Some(Dialect::OpenAiResponses { strict });
-            // A call made by a `program` item (programmatic tool calling) says so.
+            // A call made by a `program` item (programmatic tool calling) says so, and
+            // names the program its output must name to resume it.
             if item["caller"]["type"] == "program" {
-                parsed.via = crate::spec::Via::Code;
+                parsed.via = crate::spec::Via::HostedCode;
+                parsed.program = item["caller"]["caller_id"].as_str().map(str::to_owned);
             }
             Ok(parsed)
         })
@@ -101,7 +103,14 @@ pub(super) fn chat_results(results: &[ToolResult]) -> Vec<Value> {
 pub(super) fn responses_results(results: &[ToolResult]) -> Vec<Value> {
     results
         .iter()
-        .map(|r| json!({"type": "function_call_output", "call_id": r.call_id, "output": r.for_model()}))
+        .map(|r| {
+            let mut output = json!({"type": "function_call_output", "call_id": r.call_id, "output": r.for_model()});
+            // The program that made the call resumes only with its output.
+            if let Some(program) = &r.program {
+                output["caller"] = json!({"type": "program", "caller_id": program});
+            }
+            output
+        })
         .collect()
 }
 

@@ -8,13 +8,13 @@ use std::time::Duration;
 use rustc_hash::FxHashMap;
 
 use super::settings::Settings;
-use super::toolset::{Prefixed, check_examples};
+use super::toolset::{Respecified, check_examples};
 use super::{Builtin, Entry, Registry, RegistryError, RegistryErrors, Resolved, ToolSettings};
 use crate::context::Context;
 use crate::event::Event;
 use crate::idempotency::Idempotency;
 use crate::output::ArtifactStore;
-use crate::spec::ToolSpec;
+use crate::spec::{Callers, ToolSpec};
 use crate::tool::Tool;
 
 /// A registry being configured: [`Registry::builder`], then tools and settings, then
@@ -78,9 +78,6 @@ pub(crate) struct Made {
     /// Its settings, before any `configure` of it.
     pub(crate) settings: ToolSettings,
     pub(crate) resumer: Option<super::Resumer>,
-    /// Whether it runs the model's programs (`run_code`): the tools offered only to
-    /// programs are then not listed to the model, nor to the provider's own code.
-    pub(crate) runs_programs: bool,
     pub(crate) state: Extension,
 }
 
@@ -181,7 +178,8 @@ impl RegistryBuilder {
                 let renamed: Result<Vec<_>, _> = tools
                     .into_iter()
                     .map(|tool| {
-                        Prefixed::new(prefix, tool).map(|tool| Arc::new(tool) as Arc<dyn Tool>)
+                        Respecified::prefixed(prefix, tool)
+                            .map(|tool| Arc::new(tool) as Arc<dyn Tool>)
                     })
                     .collect();
                 match renamed {
@@ -423,7 +421,8 @@ impl RegistryBuilder {
     pub fn build(mut self) -> Result<Registry, RegistryErrors> {
         #[cfg(feature = "search")]
         let deferred = self.search.take().map(|search| self.deferral(search));
-        let (resumer, extensions, runs_programs) = self.make_planned();
+        self.give_callers();
+        let (resumer, extensions) = self.make_planned();
         let mut own: Vec<Option<ToolSettings>> = self
             .tools
             .iter_mut()
@@ -475,18 +474,57 @@ impl RegistryBuilder {
             deferred,
             resumer,
             extensions,
-            runs_programs,
             code_only,
             left_tickets: Default::default(),
         })
     }
 
+    /// Gives each tool the callers its settings say
+    /// ([`ToolSettings::callers`], [`ToolSettings::hosted_code`]): one tool's
+    /// `configure` replaces what it declares; its set's settings and the defaults apply
+    /// where it declares nothing. Before the built-ins are made, so `run_code`'s stubs
+    /// see them as every listing and the dispatcher do.
+    fn give_callers(&mut self) {
+        let mut own: FxHashMap<&str, (Option<Callers>, Option<bool>)> = FxHashMap::default();
+        for (name, settings) in &self.per_tool {
+            let given = own.entry(name.as_str()).or_default();
+            given.0 = settings.callers.or(given.0);
+            given.1 = settings.hosted_code.or(given.1);
+        }
+        let defaults = &self.settings.defaults;
+        for pending in self.tools.iter_mut().filter(|p| p.builtin.is_none()) {
+            let spec = pending.tool.spec();
+            let set = pending.set_settings.as_ref();
+            let (callers, hosted_code) = own.get(spec.name.as_str()).copied().unwrap_or_default();
+            let undeclared = |of: fn(&ToolSettings) -> Option<Callers>| {
+                (spec.callers == Callers::Undeclared)
+                    .then(|| set.and_then(of).or_else(|| of(defaults)))
+                    .flatten()
+            };
+            let callers = callers.or_else(|| undeclared(|s| s.callers));
+            let hosted_code = hosted_code.or_else(|| {
+                (!spec.hosted_code)
+                    .then(|| set.and_then(|s| s.hosted_code).or(defaults.hosted_code))
+                    .flatten()
+            });
+            let (callers, hosted_code) = (
+                callers.unwrap_or(spec.callers),
+                hosted_code.unwrap_or(spec.hosted_code),
+            );
+            if (callers, hosted_code) != (spec.callers, spec.hosted_code) {
+                let spec = spec
+                    .clone()
+                    .with_callers(callers)
+                    .with_hosted_code(hosted_code);
+                pending.tool = Arc::new(Respecified::new(pending.tool.clone(), spec));
+            }
+        }
+    }
+
     /// Makes the planned built-ins over the tools added, keeping what is wrong with
-    /// them: the resumer (the last one's), the state of each, and whether one runs
-    /// programs.
-    fn make_planned(&mut self) -> (Option<super::Resumer>, Vec<Extension>, bool) {
+    /// them: the resumer (the last one's) and the state of each.
+    fn make_planned(&mut self) -> (Option<super::Resumer>, Vec<Extension>) {
         let mut resumer = None;
-        let mut runs_programs = false;
         let mut extensions = Vec::new();
         for planned in std::mem::take(&mut self.planned) {
             let made = {
@@ -510,10 +548,9 @@ impl RegistryBuilder {
             self.per_tool.insert(0, (name, made.settings));
             self.push(made.tool, planned.origin.into(), Some(made.run));
             resumer = made.resumer.or(resumer);
-            runs_programs |= made.runs_programs;
             extensions.push(made.state);
         }
-        (resumer, extensions, runs_programs)
+        (resumer, extensions)
     }
 
     /// The error for a name no tool has, naming the closest one.

@@ -107,12 +107,7 @@ impl Registry {
 
     fn render_all(&self, dialect: Dialect) -> Result<Vec<Value>, LoweringErrors> {
         let specs = self.entries.iter().map(|entry| entry.tool.spec());
-        crate::provider::definitions(
-            specs,
-            dialect,
-            self.settings.examples_in_descriptions,
-            !self.runs_programs,
-        )
+        crate::provider::definitions(specs, dialect, self.settings.examples_in_descriptions)
     }
 
     /// Runs every lowering for `dialect`: call it in a test of your crate and a tool the

@@ -66,8 +66,6 @@ pub struct Registry {
     deferred: Option<crate::search::Deferred>,
     /// What planned built-ins keep (code mode's settings and stubs).
     extensions: Vec<builder::Extension>,
-    /// Whether a built-in runs the model's programs (`run_code`).
-    runs_programs: bool,
     /// Whether some tool is offered only to programs (not listed to the model).
     code_only: bool,
     /// Tickets built-ins left for their calls' results.

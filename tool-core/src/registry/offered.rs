@@ -80,10 +80,11 @@ impl Registry {
             return Listing::Hidden;
         }
         // A tool offered only to programs is in `run_code`'s stubs, or listed for the
-        // provider's own code where it has some; never a tool of the model's own.
+        // provider's own code where it has some and the tool declares `hosted_code`;
+        // never a tool of the model's own.
         if self.code_only
             && spec.callers.resolved(spec.effect) == crate::spec::Callers::Code
-            && (self.runs_programs || !crate::provider::has_hosted_code(dialect))
+            && !(spec.hosted_code && crate::provider::has_hosted_code(dialect))
         {
             return Listing::Hidden;
         }

@@ -91,6 +91,8 @@ pub struct ToolSettings {
     pub(crate) timeout: Option<Duration>,
     pub(crate) policy: Option<Arc<dyn Policy>>,
     pub(crate) retry: Option<Retry>,
+    pub(crate) callers: Option<crate::spec::Callers>,
+    pub(crate) hosted_code: Option<bool>,
 }
 
 impl ToolSettings {
@@ -130,12 +132,53 @@ impl ToolSettings {
         self
     }
 
+    /// Who may call the tool, as `#[tool(callers = ...)]` says, for a tool whose
+    /// attribute you cannot write: a hand-written [`Tool`](crate::Tool), an imported MCP
+    /// tool (`McpSourceBuilder::settings` gives every tool of a server the same), a tool
+    /// of another crate. Given to one tool
+    /// ([`configure`](super::RegistryBuilder::configure)), it replaces what the tool
+    /// declares; as a default (a toolset's settings, or
+    /// [`defaults`](super::RegistryBuilder::defaults)), it applies to the tools that
+    /// declare nothing. `run_code`'s stubs, every listing and the dispatcher's check all
+    /// see the result: it is the tool's [`ToolSpec::callers`](crate::ToolSpec::callers)
+    /// from the build on.
+    ///
+    /// ```
+    /// # use toolwright::{tool, Callers, Registry, ToolSettings, Via};
+    /// /// Send a payout to an account.
+    /// #[tool(effect = "external")]
+    /// fn send_payout(/** The account. */ recipient: String) -> String { recipient }
+    ///
+    /// let registry = Registry::builder()
+    ///     .with(SendPayout)
+    ///     .configure("send_payout", ToolSettings::new().callers(Callers::Any))
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(registry.get("send_payout").unwrap().spec().offered_via(Via::Code));
+    /// ```
+    pub fn callers(mut self, callers: crate::spec::Callers) -> Self {
+        self.callers = Some(callers);
+        self
+    }
+
+    /// Offers the tool to the code a provider runs as well, as `#[tool(hosted_code)]`
+    /// does ([`ToolSpec::hosted_code`](crate::ToolSpec::hosted_code): on Anthropic the
+    /// tool is then sent without `strict`). Applies as [`callers`](ToolSettings::callers)
+    /// does: to one tool, it replaces what the tool declares; as a default, to the tools
+    /// that declare nothing.
+    pub fn hosted_code(mut self, hosted_code: bool) -> Self {
+        self.hosted_code = Some(hosted_code);
+        self
+    }
+
     /// These settings, with every one `other` sets taking its place.
     pub(crate) fn merged(mut self, other: ToolSettings) -> Self {
         self.budget = other.budget.or(self.budget);
         self.timeout = other.timeout.or(self.timeout);
         self.policy = other.policy.or(self.policy);
         self.retry = other.retry.or(self.retry);
+        self.callers = other.callers.or(self.callers);
+        self.hosted_code = other.hosted_code.or(self.hosted_code);
         self
     }
 }
@@ -147,6 +190,8 @@ impl fmt::Debug for ToolSettings {
             .field("timeout", &self.timeout)
             .field("policy", &self.policy.as_ref().map(|_| "custom"))
             .field("retry", &self.retry)
+            .field("callers", &self.callers)
+            .field("hosted_code", &self.hosted_code)
             .finish()
     }
 }

@@ -1,6 +1,7 @@
-//! Tools that are methods of one service value (`#[toolset]` on an `impl` block), their
-//! names under a prefix (`github_create_issue`), and the check of every tool's examples
-//! before it joins.
+//! Tools that are methods of one service value (`#[toolset]` on an `impl` block), a tool
+//! with another spec than its own (its name under a prefix, `github_create_issue`; the
+//! callers its settings give it), and the check of every tool's examples before it
+//! joins.
 
 use std::sync::Arc;
 
@@ -84,14 +85,16 @@ pub(super) fn check_examples(tool: &dyn Tool) -> Result<(), RegistryError> {
     Ok(())
 }
 
-/// A tool under another name; everything else is the tool's own.
-pub(super) struct Prefixed {
+/// A tool with another spec (a name under a prefix, other callers); everything else is
+/// the tool's own.
+pub(super) struct Respecified {
     inner: Arc<dyn Tool>,
     spec: ToolSpec,
 }
 
-impl Prefixed {
-    pub(super) fn new(prefix: &str, inner: Arc<dyn Tool>) -> Result<Self, RegistryError> {
+impl Respecified {
+    /// `inner` under `prefix_<name>`.
+    pub(super) fn prefixed(prefix: &str, inner: Arc<dyn Tool>) -> Result<Self, RegistryError> {
         let mut spec = inner.spec().clone();
         spec.name = format!("{prefix}_{}", spec.name);
         if !crate::spec::is_valid_tool_name(&spec.name) {
@@ -102,9 +105,14 @@ impl Prefixed {
         }
         Ok(Self { inner, spec })
     }
+
+    /// `inner` with `spec` (the same name) in place of its own.
+    pub(super) fn new(inner: Arc<dyn Tool>, spec: ToolSpec) -> Self {
+        Self { inner, spec }
+    }
 }
 
-impl Tool for Prefixed {
+impl Tool for Respecified {
     fn spec(&self) -> &ToolSpec {
         &self.spec
     }

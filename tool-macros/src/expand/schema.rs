@@ -28,6 +28,7 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> Spec {
         None => quote!(::core::option::Option::None),
     };
     let open_world = tool.options.open_world.unwrap_or(false);
+    let hosted_code = tool.options.hosted_code.is_some_and(|flag| *flag);
     let scopes = tool
         .options
         .scopes
@@ -55,6 +56,7 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> Spec {
                 open_world: #open_world,
                 scopes: &[#(#scopes),*],
                 callers: _tw::Callers::#callers,
+                hosted_code: #hosted_code,
                 examples: &[#(#examples),*],
             };
             let mut __tw_params = _tw::__private::Params::new();
