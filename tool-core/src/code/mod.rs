@@ -105,10 +105,13 @@ pub struct CodeLimits {
     /// Time the interpreter itself runs, the tools' calls not counted (default 2 s): a
     /// loop that never ends stops here.
     pub cpu_time: Duration,
-    /// Bytes one value may take (default 64 MiB): `"a" * 10**10` is refused before it is
-    /// allocated. The program's total memory is bounded too only when the executable
-    /// installs `monty_alloc` as its global allocator; without it, `cpu_time` bounds how
-    /// much a program can allocate.
+    /// Memory the program may use (default 64 MiB). Everywhere, one value bigger than
+    /// this is refused before it is allocated (`"a" * 10**10`). In a worker process
+    /// ([`Isolation::Workers`], the default) the kernel holds the whole program to it as
+    /// well: the worker's address space may grow by this much and no more, and a
+    /// program past it ends with `MemoryError` naming the limit, the host untouched. In
+    /// process, the total is not bounded: `cpu_time` is what stops a program that
+    /// allocates in small pieces. Nothing to install: no allocator to choose.
     pub memory: usize,
     /// Nested function calls (default 200).
     pub recursion_depth: usize,
@@ -116,8 +119,10 @@ pub struct CodeLimits {
     pub tool_calls: usize,
     /// Bytes of program (default 20,000).
     pub program_bytes: usize,
-    /// Bytes of `print` output kept (default 20,000); printing more ends the program.
-    /// What the program returns is bounded by the tool's output budget, as any result.
+    /// Bytes of `print` output kept (default 20,000): past it, the head and the tail are
+    /// kept with a marker in between that says how much was cut, and the program goes
+    /// on. What the program returns is bounded by the tool's output budget, as any
+    /// result.
     pub printed_bytes: usize,
 }
 
