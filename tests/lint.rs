@@ -103,6 +103,7 @@ fn cases() -> Vec<(&'static str, Vec<ToolSpec>, Vec<ToolSpec>)> {
         ("safety-url-credentials", vec![read("search_notes", &format!("{GOOD} Mirrors https://admin:hunter2@notes.example.com/api."))], vec![read("search_notes", &format!("{GOOD} Mirrors https://notes.example.com/api."))]),
         ("schema-refused-by-dialect", vec![spec("search_notes", GOOD, &[query.clone(), ("priority", json!({"type": "integer", "enum": [1, 2, 3], "description": "Only notes of this priority, 1 the highest."}))], Effect::ReadOnly)], vec![spec("search_notes", GOOD, std::slice::from_ref(&query), Effect::ReadOnly)]),
         ("schema-untyped-argument", vec![spec("search_notes", GOOD, &[("query", json!({"description": "Text to find, matched literally."}))], Effect::ReadOnly)], vec![spec("search_notes", GOOD, std::slice::from_ref(&query), Effect::ReadOnly)]),
+        ("schema-strict-dropped", vec![spec("search_notes", GOOD, std::slice::from_ref(&query), Effect::ReadOnly).with_callers(toolwright::Callers::Any).with_hosted_code(true)], vec![spec("search_notes", GOOD, std::slice::from_ref(&query), Effect::ReadOnly).with_callers(toolwright::Callers::Any)]),
         ("schema-open-object", vec![ToolSpec::new("search_notes", GOOD, json!({"type": "object", "properties": {"query": {"type": "string", "description": "Text to find, matched literally."}}, "required": ["query"]}), Effect::ReadOnly)], vec![spec("search_notes", GOOD, std::slice::from_ref(&query), Effect::ReadOnly)]),
     ]
 }

@@ -1,8 +1,9 @@
 //! Where a program's interpreter lives, behind one exchange: it stops (`Stop`: a name it
 //! does not know, a call of a host function, a reach for the operating system, a wait
 //! for calls in flight, its end) and the run answers (`Answer`). The interpreter runs in
-//! this process ([`Local`]) or in a worker process ([`super::worker`]); the run that
-//! decides every answer, and so every call's gate, is the host's either way.
+//! this process ([`Local`], here) or in a worker process (`worker.rs`; `isolation.rs`
+//! picks one); the run that decides every answer, and so every call's gate, is the
+//! host's either way.
 
 use monty::{MontyRun, ResolveFutures, RunProgress};
 use monty_types::{
@@ -115,12 +116,16 @@ impl Local {
     }
 
     /// A kept interpreter (`keep`'s bytes), waiting for calls in flight again.
-    pub(super) fn resumed(kept: &[u8]) -> Result<(Self, Stop), String> {
-        let waiting: ResolveFutures = postcard::from_bytes(kept)
-            .map_err(|error| format!("the kept state does not read back: {error}"))?;
+    /// State that does not read back ends the run there.
+    pub(super) fn resumed(kept: &[u8]) -> (Self, Stop) {
         let mut local = Self { held: None };
-        let stop = local.stopped(Ok(RunProgress::ResolveFutures(waiting)));
-        Ok((local, stop))
+        let stop = match postcard::from_bytes::<ResolveFutures>(kept) {
+            Ok(waiting) => local.stopped(Ok(RunProgress::ResolveFutures(waiting))),
+            Err(error) => Stop::Failed(MontyException::runtime_error(format!(
+                "the kept state does not read back: {error}"
+            ))),
+        };
+        (local, stop)
     }
 
     /// Goes on from the stop held with `answer`, to the next stop.
@@ -222,73 +227,6 @@ impl Answer {
             Answer::Pending => "a future",
             Answer::Abort(_) => "an abort",
             Answer::Resolve(_) => "futures' results",
-        }
-    }
-}
-
-/// A run's interpreter: in this process, or in a worker process.
-pub(super) enum Interpreter {
-    /// Boxed: the interpreter's state is a kilobyte.
-    Local(Box<Local>),
-    #[cfg(unix)]
-    Worker(super::worker::Remote),
-}
-
-impl Interpreter {
-    /// Compiles `program` and runs it to its first stop, where `code` runs programs.
-    pub(super) fn start(
-        code: &super::Code,
-        program: String,
-        budget: &Budget,
-        printed: &mut Printed,
-    ) -> (Self, Stop) {
-        #[cfg(unix)]
-        if let Some(pool) = &code.pool {
-            let (remote, stop) = pool.start(program, budget, printed);
-            return (Self::Worker(remote), stop);
-        }
-        let _ = code;
-        let (local, stop) = Local::start(program, budget, printed);
-        (Self::Local(Box::new(local)), stop)
-    }
-
-    /// A kept interpreter (`keep`'s bytes), waiting for calls in flight again.
-    pub(super) fn resumed(
-        code: &super::Code,
-        kept: Vec<u8>,
-        budget: &Budget,
-        printed: &mut Printed,
-    ) -> (Self, Stop) {
-        #[cfg(unix)]
-        if let Some(pool) = &code.pool {
-            let (remote, stop) = pool.resumed(kept, budget, printed);
-            return (Self::Worker(remote), stop);
-        }
-        let _ = (code, printed);
-        match Local::resumed(&kept) {
-            Ok((local, stop)) => (Self::Local(Box::new(local)), stop),
-            Err(why) => (
-                Self::Local(Box::new(Local { held: None })),
-                Stop::Failed(MontyException::runtime_error(why)),
-            ),
-        }
-    }
-
-    /// Goes on from the last stop with `answer`, to the next stop.
-    pub(super) fn step(&mut self, answer: Answer, printed: &mut Printed) -> Stop {
-        match self {
-            Self::Local(local) => local.step(answer, printed),
-            #[cfg(unix)]
-            Self::Worker(remote) => remote.step(answer, printed),
-        }
-    }
-
-    /// The interpreter waiting for calls in flight, as bytes to keep (for a pause).
-    pub(super) fn keep(&mut self) -> Result<Vec<u8>, String> {
-        match self {
-            Self::Local(local) => local.keep(),
-            #[cfg(unix)]
-            Self::Worker(remote) => remote.keep(),
         }
     }
 }

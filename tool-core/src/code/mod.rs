@@ -12,11 +12,12 @@
 //!
 //! `run.rs` drives a program's run and answers its interpreter; `interpreter.rs` is
 //! the exchange with the interpreter, in this process; `worker.rs` runs it in a worker
-//! process instead; `values.rs` converts values across the edge; `printed.rs` keeps what
+//! process instead; `isolation.rs` picks one; `values.rs` converts values across the edge; `printed.rs` keeps what
 //! a program prints; `pause.rs` keeps a program waiting for a person's approval, and
 //! resumes it.
 
 mod interpreter;
+mod isolation;
 mod pause;
 mod printed;
 mod run;

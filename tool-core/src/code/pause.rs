@@ -347,7 +347,7 @@ async fn go_on<'a>(
     run.tally.ready.extend(resolved);
     let budget = run.budget();
     let (interpreter, stop) =
-        super::interpreter::Interpreter::resumed(code, state, &budget, &mut run.tally.printed);
+        super::isolation::Interpreter::resumed(code, state, &budget, &mut run.tally.printed);
     run.interpreter = Some(interpreter);
     let ended = run.drive(stop).await;
     settle(&mut run, ended).await

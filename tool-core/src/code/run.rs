@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::Code;
-use super::interpreter::{Answer, Budget, Called, FILE, Interpreter, Stop};
+use super::interpreter::{Answer, Budget, Called, FILE, Stop};
+use super::isolation::Interpreter;
 use super::printed::Printed;
 use super::values::{TOOL_ERROR_CLASSES, arguments_of, exception_of, result_of, to_json};
 use crate::call::{ToolCall, ToolResult};

@@ -504,16 +504,9 @@ fn serve() {
             ToWorker::Resume { kept, budget } => {
                 limit(&budget, held);
                 printed = Printed::new(budget.printed_bytes);
-                match Local::resumed(&kept) {
-                    Ok((resumed, stop)) => {
-                        local = Some(resumed);
-                        stopped(stop, &mut printed)
-                    }
-                    Err(why) => stopped(
-                        Stop::Failed(MontyException::runtime_error(why)),
-                        &mut printed,
-                    ),
-                }
+                let (resumed, stop) = Local::resumed(&kept);
+                local = Some(resumed);
+                stopped(stop, &mut printed)
             }
             ToWorker::Answer(answer) => match local.as_mut() {
                 Some(local) => {
