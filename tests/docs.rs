@@ -180,7 +180,9 @@ fn architecture_names_every_core_file_and_only_files_that_exist() {
         false
     };
     for (module, text) in &entries {
-        let base = module.as_deref().map_or(core.clone(), |module| core.join(module));
+        let base = module
+            .as_deref()
+            .map_or(core.clone(), |module| core.join(module));
         for name in rust_files(text) {
             if !exists_under(&base, &name) {
                 missing.push(format!("{name} (in the entry of {})", base.display()));

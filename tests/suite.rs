@@ -23,6 +23,8 @@ mod call_examples;
 #[cfg(feature = "code")]
 mod code_mode;
 #[cfg(feature = "code")]
+mod code_mode_accounting;
+#[cfg(feature = "code")]
 mod code_mode_callers;
 #[cfg(feature = "code")]
 mod code_mode_mistakes;
