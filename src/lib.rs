@@ -104,7 +104,7 @@ pub mod provider {
 /// The schema model: [`ToolSchema`] and its generator, the formats,
 /// and the lowering of a schema to each provider's dialect.
 pub mod schema {
-    #[cfg(feature = "schemars")]
+    #[cfg(feature = "schemars1")]
     pub use toolwright_core::schema::from_schemars;
     pub use toolwright_core::schema::lower::{LoweringError, LoweringErrors, Target, lower_schema};
     pub use toolwright_core::schema::{MapKey, ObjectSchema, SchemaGenerator, ToolSchema, formats};

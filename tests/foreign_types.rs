@@ -1,4 +1,4 @@
-//! Arguments of other crates' types (features `chrono`, `uuid`, `url`) and the standard
+//! Arguments of other crates' types (features `chrono04`, `uuid1`, `url2`) and the standard
 //! library's addresses: a booking tool's schema in every dialect as reviewed snapshots,
 //! its calls with valid and invalid values, and, per type, the validator never admitting
 //! a string the type's own `Deserialize` refuses.

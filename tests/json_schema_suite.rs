@@ -207,7 +207,7 @@ const SKIPPED_WITHOUT_UNICODE: &[(&str, &str, &str, &str)] = &[(
 )];
 
 fn skip_reason(file: &str, case: &str, test: &str) -> Option<&'static str> {
-    let with_url = if cfg!(feature = "url") {
+    let with_url = if cfg!(feature = "url2") {
         SKIPPED_WITH_URL
     } else {
         &[]

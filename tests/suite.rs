@@ -42,17 +42,17 @@ mod effects;
 mod embedding;
 mod eval;
 #[cfg(all(
-    feature = "chrono",
-    feature = "uuid",
-    feature = "url",
-    feature = "jiff",
-    feature = "rust_decimal",
-    feature = "semver",
-    feature = "indexmap",
-    feature = "smallvec",
-    feature = "arrayvec",
-    feature = "ordered-float",
-    feature = "schemars"
+    feature = "chrono04",
+    feature = "uuid1",
+    feature = "url2",
+    feature = "jiff02",
+    feature = "rust_decimal1",
+    feature = "semver1",
+    feature = "indexmap2",
+    feature = "smallvec1",
+    feature = "arrayvec07",
+    feature = "ordered-float5",
+    feature = "schemars1"
 ))]
 mod foreign_types;
 #[cfg(feature = "search")]

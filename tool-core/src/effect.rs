@@ -48,6 +48,17 @@ impl Effect {
         }
     }
 
+    /// How risky the class is, from 0 (read-only) to 3 (external, and dynamic, which may
+    /// turn out to be external): the riskiest of several tools is the one of highest rank.
+    pub const fn rank(self) -> u8 {
+        match self {
+            Effect::ReadOnly => 0,
+            Effect::Write => 1,
+            Effect::Destructive => 2,
+            Effect::External | Effect::Dynamic => 3,
+        }
+    }
+
     /// The MCP tool annotations this class implies. All four hints are always explicit:
     /// MCP's defaults would call an unannotated tool destructive and open-world.
     ///

@@ -87,7 +87,7 @@ pub struct ArgOptions {
     /// `schema_as = Type`: the schema of another type that deserializes alike.
     pub schema_as: Option<syn::Type>,
     /// `schemars`: the schema from the type's `schemars::JsonSchema` impl (feature
-    /// `schemars`).
+    /// `schemars1`).
     pub schemars: Option<SpannedValue<bool>>,
 }
 

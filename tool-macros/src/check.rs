@@ -8,8 +8,41 @@ use crate::ast::{Param, ToolFn};
 use crate::attr::{ArgOptions, Constraints, KeywordValue, Number};
 use crate::errors::{Errors, closest};
 
-/// Effect classes, as written in `#[tool(effect = "...")]`.
-pub const EFFECTS: [&str; 5] = ["read_only", "write", "destructive", "external", "dynamic"];
+/// Effect classes: as written in `#[tool(effect = "...")]`, the `Effect` variant each
+/// names, and its rank (`Effect::rank`: what a tool of the class may do, and so which
+/// capabilities it may take). The one table the macros read.
+pub const EFFECT_TABLE: [(&str, &str, usize); 5] = [
+    ("read_only", "ReadOnly", 0),
+    ("write", "Write", 1),
+    ("destructive", "Destructive", 2),
+    ("external", "External", 3),
+    ("dynamic", "Dynamic", 3),
+];
+
+/// The effect names, as written in `#[tool(effect = "...")]`.
+pub const EFFECTS: [&str; 5] = {
+    let mut names = [""; 5];
+    let mut i = 0;
+    while i < EFFECT_TABLE.len() {
+        names[i] = EFFECT_TABLE[i].0;
+        i += 1;
+    }
+    names
+};
+
+/// The rank of the effect named `effect`, if it is one.
+pub fn effect_rank(effect: &str) -> Option<usize> {
+    (EFFECT_TABLE.iter())
+        .find(|(name, _, _)| *name == effect)
+        .map(|(_, _, rank)| *rank)
+}
+
+/// The least risky effect of `rank`.
+fn effect_of_rank(rank: usize) -> &'static str {
+    (EFFECT_TABLE.iter())
+        .find(|(_, _, r)| *r == rank)
+        .map_or("external", |(name, _, _)| name)
+}
 
 pub fn check_tool(tool: &ToolFn<'_>, errors: &Errors) {
     check_signature(tool, errors);
@@ -386,15 +419,7 @@ fn check_hooks(tool: &ToolFn<'_>, errors: &Errors) {
             }
         }
     }
-    let level = |effect: &str| {
-        ["read_only", "write", "destructive", "external"]
-            .iter()
-            .position(|e| *e == effect)
-    };
-    let allowed = match effect {
-        Some("dynamic") | None => 3,
-        Some(effect) => level(effect).unwrap_or(3),
-    };
+    let allowed = effect.and_then(effect_rank).unwrap_or(3);
     for param in tool.params.iter().filter(|p| p.ctx.is_some()) {
         let Some((wrapper, needs)) = capability_of(param.ty) else {
             continue;
@@ -405,7 +430,7 @@ fn check_hooks(tool: &ToolFn<'_>, errors: &Errors) {
                 format!(
                     "a {} tool cannot take `{wrapper}`: it would receive the means to do more than it declares. Declare the effect it needs (`effect = \"{}\"`), or take a handle without that capability",
                     effect.unwrap_or("external"),
-                    ["read_only", "write", "destructive", "external"][needs]
+                    effect_of_rank(needs)
                 ),
             );
         }

@@ -251,7 +251,7 @@ impl crate::RegistryBuilder {
                 let effect = offered
                     .iter()
                     .map(|spec| spec.effect)
-                    .max_by_key(|effect| risk(*effect))
+                    .max_by_key(|effect| effect.rank())
                     .unwrap_or(Effect::ReadOnly);
                 let tool = RunCode {
                     spec: spec_of(&mode, &stubs, effect),
@@ -274,16 +274,6 @@ impl crate::RegistryBuilder {
                 }
             }),
         })
-    }
-}
-
-/// How risky an effect is, for the riskiest effect a program can reach.
-fn risk(effect: Effect) -> u8 {
-    match effect {
-        Effect::ReadOnly => 0,
-        Effect::Write => 1,
-        Effect::Destructive => 2,
-        Effect::External | Effect::Dynamic => 3,
     }
 }
 

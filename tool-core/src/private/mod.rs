@@ -24,20 +24,20 @@ pub use crate::schema::{ObjectSchema, SchemaGenerator, ToolSchema};
 pub use crate::validate::{Keywords, Validator};
 
 /// `#[arg(schemars)]`: the schema from the type's `schemars::JsonSchema` impl.
-#[cfg(feature = "schemars")]
+#[cfg(feature = "schemars1")]
 pub use crate::schema::from_schemars;
 
-/// Without the `schemars` feature, `#[arg(schemars)]` fails here, saying so.
-#[cfg(not(feature = "schemars"))]
+/// Without the `schemars1` feature, `#[arg(schemars)]` fails here, saying so.
+#[cfg(not(feature = "schemars1"))]
 #[diagnostic::on_unimplemented(
-    message = "`#[arg(schemars)]` needs toolwright's `schemars` feature",
+    message = "`#[arg(schemars)]` needs toolwright's `schemars1` feature (schemars 1.x)",
     label = "the schema of `{Self}` would come from schemars",
-    note = "turn it on: `toolwright = {{ version = \"...\", features = [\"schemars\"] }}`"
+    note = "turn it on: `toolwright = {{ version = \"...\", features = [\"schemars1\"] }}`"
 )]
 pub trait SchemarsFeature {}
 
-/// Without the `schemars` feature no type satisfies the bound, so this is never called.
-#[cfg(not(feature = "schemars"))]
+/// Without the `schemars1` feature no type satisfies the bound, so this is never called.
+#[cfg(not(feature = "schemars1"))]
 pub fn from_schemars<T: SchemarsFeature + ?Sized>(_: &mut SchemaGenerator) -> serde_json::Value {
     serde_json::Value::Bool(false)
 }

@@ -11,7 +11,7 @@ pub(crate) mod build;
 mod foreign;
 pub mod formats;
 pub mod lower;
-#[cfg(feature = "schemars")]
+#[cfg(feature = "schemars1")]
 mod schemars_interop;
 mod std_impls;
 
@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
 
-#[cfg(feature = "schemars")]
+#[cfg(feature = "schemars1")]
 pub use schemars_interop::from_schemars;
 pub use std_impls::MapKey;
 
@@ -35,7 +35,7 @@ pub use std_impls::MapKey;
     message = "`{Self}` cannot be a tool argument: it has no JSON Schema",
     label = "`{Self}` does not implement `ToolSchema`",
     note = "for a type of yours, derive it: `#[derive(serde::Deserialize, toolwright::ToolSchema)]`",
-    note = "for another crate's type, turn on toolwright's feature for that crate if it has one (`chrono`, `jiff`, `uuid`, `url`, `rust_decimal`, `semver`, `indexmap`, `smallvec`, `arrayvec`, `ordered-float`), or give the argument a schema with `#[arg(schema_with = path)]` or `#[arg(schema_as = Type)]`, or wrap the type in a newtype of yours that derives it (see `toolwright::reference::types`)"
+    note = "for another crate's type, turn on toolwright's feature for that crate if it has one (`chrono04`, `jiff02`, `uuid1`, `url2`, `rust_decimal1`, `semver1`, `indexmap2`, `smallvec1`, `arrayvec07`, `ordered-float5`), or give the argument a schema with `#[arg(schema_with = path)]` or `#[arg(schema_as = Type)]`, or wrap the type in a newtype of yours that derives it (see `toolwright::reference::types`)"
 )]
 pub trait ToolSchema {
     /// The schema of this type. Use `generator` for the schemas of inner types, so that
@@ -135,7 +135,7 @@ impl SchemaGenerator {
     /// The `$defs` key for a definition imported from elsewhere (schemars) under `name`:
     /// `name` itself when it is free or holds the same schema, else `name2`, `name3`...
     /// The key is reserved until [`import_definition`](Self::import_definition).
-    #[cfg(feature = "schemars")]
+    #[cfg(feature = "schemars1")]
     pub(crate) fn key_for_import(&mut self, name: &str, schema: &Value) -> String {
         if self
             .defs
@@ -150,7 +150,7 @@ impl SchemaGenerator {
     }
 
     /// Adds a definition made elsewhere under `key`.
-    #[cfg(feature = "schemars")]
+    #[cfg(feature = "schemars1")]
     pub(crate) fn import_definition(&mut self, key: String, schema: Value) {
         self.defs.insert(key, schema);
     }

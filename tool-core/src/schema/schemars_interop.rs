@@ -1,4 +1,4 @@
-//! Types that already derive `schemars::JsonSchema` (feature `schemars`), as tool
+//! Types that already derive `schemars::JsonSchema` (feature `schemars1`), as tool
 //! arguments without a second derive: `#[arg(schemars)]` on a parameter or a field, or
 //! `#[arg(schema_with = toolwright::schema::from_schemars::<T>)]`.
 //!

@@ -89,11 +89,11 @@ mod tests {
     fn the_patterns_toolwright_emits_compile_without_the_feature() {
         #[allow(unused_mut)]
         let mut schemas: Vec<serde_json::Value> = Vec::new();
-        #[cfg(feature = "semver")]
+        #[cfg(feature = "semver1")]
         schemas.push(crate::SchemaGenerator::root_schema_for::<semver::Version>());
-        #[cfg(feature = "jiff")]
+        #[cfg(feature = "jiff02")]
         schemas.push(crate::SchemaGenerator::root_schema_for::<jiff::Timestamp>());
-        #[cfg(feature = "rust_decimal")]
+        #[cfg(feature = "rust_decimal1")]
         schemas.push(crate::SchemaGenerator::root_schema_for::<
             rust_decimal::Decimal,
         >());

@@ -124,12 +124,12 @@ fn is_unreserved_or_sub_delim(b: u8) -> bool {
 
 /// With the `url` feature, a `uri` must also be one the url crate (WHATWG URL) parses:
 /// `url::Url` arguments are read by it, and the schema never admits what it refuses.
-#[cfg(feature = "url")]
+#[cfg(feature = "url2")]
 fn parses_as_url(text: &str) -> bool {
     url::Url::parse(text).is_ok()
 }
 
-#[cfg(not(feature = "url"))]
+#[cfg(not(feature = "url2"))]
 fn parses_as_url(_: &str) -> bool {
     true
 }

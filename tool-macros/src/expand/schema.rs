@@ -266,13 +266,9 @@ fn option_str(text: Option<&str>) -> TokenStream {
 
 /// The effect variant; a tool without `effect` gets the riskiest class.
 fn effect_tokens(effect: Option<&str>) -> TokenStream {
-    let variant = match effect {
-        Some("read_only") => "ReadOnly",
-        Some("write") => "Write",
-        Some("destructive") => "Destructive",
-        Some("dynamic") => "Dynamic",
-        _ => "External",
-    };
+    let variant = (crate::check::EFFECT_TABLE.iter())
+        .find(|(name, _, _)| Some(*name) == effect)
+        .map_or("External", |(_, variant, _)| variant);
     let variant = syn::Ident::new(variant, Span::call_site());
     quote!(_tw::Effect::#variant)
 }

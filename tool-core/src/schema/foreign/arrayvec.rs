@@ -1,4 +1,4 @@
-//! `ArrayVec` (feature `arrayvec`): an array of at most its capacity.
+//! `ArrayVec` (feature `arrayvec07`): an array of at most its capacity.
 
 use serde_json::{Value, json};
 

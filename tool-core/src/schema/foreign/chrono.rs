@@ -1,4 +1,4 @@
-//! chrono's dates and times, in the text forms their serde impls read (feature `chrono`).
+//! chrono's dates and times, in the text forms their serde impls read (feature `chrono04`).
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 use serde_json::Value;

@@ -1,4 +1,4 @@
-//! `IndexMap` and `IndexSet` (feature `indexmap`), as the std map and set.
+//! `IndexMap` and `IndexSet` (feature `indexmap2`), as the std map and set.
 
 use serde_json::Value;
 

@@ -1,4 +1,4 @@
-//! jiff's instants and civil dates and times (feature `jiff`).
+//! jiff's instants and civil dates and times (feature `jiff02`).
 //!
 //! `Zoned` and `Span` have no impl: a `Zoned` must name a time zone that jiff finds in
 //! its database (`[Europe/Paris]`), which no schema can check, and a `Span` has limits per

@@ -9,25 +9,25 @@
 //! single-digit months), the schema is the stricter one: the model is shown the standard
 //! form and a value outside it is reported with the shape it should have.
 
-#[cfg(feature = "arrayvec")]
+#[cfg(feature = "arrayvec07")]
 mod arrayvec;
-#[cfg(feature = "chrono")]
+#[cfg(feature = "chrono04")]
 mod chrono;
-#[cfg(feature = "indexmap")]
+#[cfg(feature = "indexmap2")]
 mod indexmap;
-#[cfg(feature = "jiff")]
+#[cfg(feature = "jiff02")]
 mod jiff;
-#[cfg(feature = "ordered-float")]
+#[cfg(feature = "ordered-float5")]
 mod ordered_float;
-#[cfg(feature = "rust_decimal")]
+#[cfg(feature = "rust_decimal1")]
 mod rust_decimal;
-#[cfg(feature = "semver")]
+#[cfg(feature = "semver1")]
 mod semver;
-#[cfg(feature = "smallvec")]
+#[cfg(feature = "smallvec1")]
 mod smallvec;
-#[cfg(feature = "url")]
+#[cfg(feature = "url2")]
 mod url;
-#[cfg(feature = "uuid")]
+#[cfg(feature = "uuid1")]
 mod uuid;
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};

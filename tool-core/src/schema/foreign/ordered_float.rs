@@ -1,4 +1,4 @@
-//! `OrderedFloat` and `NotNan` (feature `ordered-float`), as the float they wrap.
+//! `OrderedFloat` and `NotNan` (feature `ordered-float5`), as the float they wrap.
 
 use serde_json::Value;
 

@@ -1,4 +1,4 @@
-//! `rust_decimal::Decimal` (feature `rust_decimal`).
+//! `rust_decimal::Decimal` (feature `rust_decimal1`).
 
 use rust_decimal::Decimal;
 use serde_json::{Value, json};

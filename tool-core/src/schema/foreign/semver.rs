@@ -1,4 +1,4 @@
-//! `semver::Version` (feature `semver`).
+//! `semver::Version` (feature `semver1`).
 
 use serde_json::{Value, json};
 

@@ -1,4 +1,4 @@
-//! `SmallVec` (feature `smallvec`), as a `Vec`.
+//! `SmallVec` (feature `smallvec1`), as a `Vec`.
 
 use serde_json::Value;
 

@@ -1,4 +1,4 @@
-//! `url::Url` (feature `url`).
+//! `url::Url` (feature `url2`).
 
 use serde_json::Value;
 

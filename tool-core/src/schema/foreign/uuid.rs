@@ -1,4 +1,4 @@
-//! `uuid::Uuid` (feature `uuid`).
+//! `uuid::Uuid` (feature `uuid1`).
 
 use serde_json::Value;
 
