@@ -3,6 +3,7 @@
 // Rust block in them is a doctest, and so is every block of the README.
 #![doc = include_str!("lib.md")]
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use toolwright_core::{
     Annotations, Arguments, CallArguments, CallInfo, Callers, Content, ContentBlock, Context,
@@ -120,50 +121,47 @@ pub mod validate {
     pub use toolwright_core::validate::{Keywords, Options, SchemaError, Validator};
 }
 
-/// toolwright tools inside the agent frameworks Rust users already run, one feature
-/// each: every call through the registry's dispatch, the model reading toolwright's
-/// errors, approval carried into each framework's own mechanism.
-#[cfg(any(
-    feature = "rig",
-    feature = "async-openai",
-    feature = "genai",
-    feature = "swiftide"
-))]
-pub mod frameworks {
-    pub use toolwright_core::frameworks::Answered;
-    #[cfg(any(feature = "rig", feature = "swiftide"))]
-    pub use toolwright_core::frameworks::PendingApprovals;
+toolwright_core::cfg_frameworks! {
+    /// toolwright tools inside the agent frameworks Rust users already run, one feature
+    /// each: every call through the registry's dispatch, the model reading toolwright's
+    /// errors, approval carried into each framework's own mechanism.
+    pub mod frameworks {
+        pub use toolwright_core::frameworks::Answered;
+        toolwright_core::cfg_framework_runner! {
+            pub use toolwright_core::frameworks::PendingApprovals;
+        }
 
-    /// A registry's tools on a rig agent (feature `rig`).
-    #[cfg(feature = "rig")]
-    pub mod rig {
-        pub use toolwright_core::frameworks::rig::{AgentBuilderExt, RigHook, RigTools};
-    }
+        /// A registry's tools on a rig agent (feature `rig`).
+        #[cfg(feature = "rig")]
+        pub mod rig {
+            pub use toolwright_core::frameworks::rig::{AgentBuilderExt, RigHook, RigTools};
+        }
 
-    /// A registry's tools in async-openai's Chat Completions and Responses types
-    /// (feature `async-openai`).
-    #[cfg(feature = "async-openai")]
-    pub mod async_openai {
-        pub use toolwright_core::frameworks::async_openai::{
-            answer_chat, answer_responses, chat_calls, chat_result, chat_tools, responses_calls,
-            responses_result, responses_tools,
-        };
-    }
+        /// A registry's tools in async-openai's Chat Completions and Responses types
+        /// (feature `async-openai`).
+        #[cfg(feature = "async-openai")]
+        pub mod async_openai {
+            pub use toolwright_core::frameworks::async_openai::{
+                answer_chat, answer_responses, chat_calls, chat_result, chat_tools, responses_calls,
+                responses_result, responses_tools,
+            };
+        }
 
-    /// A registry's tools in genai's types, lowered for the adapter genai uses
-    /// (feature `genai`).
-    #[cfg(feature = "genai")]
-    pub mod genai {
-        pub use toolwright_core::frameworks::genai::{answer, calls, dialect, response, tools};
-    }
+        /// A registry's tools in genai's types, lowered for the adapter genai uses
+        /// (feature `genai`).
+        #[cfg(feature = "genai")]
+        pub mod genai {
+            pub use toolwright_core::frameworks::genai::{answer, calls, dialect, response, tools};
+        }
 
-    /// A registry as a swiftide `ToolBox`, approval through swiftide's feedback
-    /// (feature `swiftide`).
-    #[cfg(feature = "swiftide")]
-    pub mod swiftide {
-        pub use toolwright_core::frameworks::swiftide::{
-            AgentBuilderExt, RegistryTool, SwiftideTools,
-        };
+        /// A registry as a swiftide `ToolBox`, approval through swiftide's feedback
+        /// (feature `swiftide`).
+        #[cfg(feature = "swiftide")]
+        pub mod swiftide {
+            pub use toolwright_core::frameworks::swiftide::{
+                AgentBuilderExt, RegistryTool, SwiftideTools,
+            };
+        }
     }
 }
 

@@ -22,6 +22,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "vocabulary",
         &[
             "capability",
+            "cfg",
             "context",
             "effect",
             "error",

@@ -4,6 +4,7 @@
 //! Depend on the `toolwright` facade rather than on this crate directly.
 
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 /// A builder method per field of a settings struct that is `#[non_exhaustive]` (so it can
 /// gain settings without breaking anyone): `limits.tool_calls(20)` sets `tool_calls`.
@@ -26,6 +27,7 @@ pub mod approval;
 mod arguments;
 mod call;
 pub mod capability;
+mod cfg;
 #[cfg(feature = "code")]
 pub mod code;
 mod content;
@@ -37,13 +39,9 @@ mod error;
 pub mod eval;
 mod event;
 pub mod feedback;
-#[cfg(any(
-    feature = "rig",
-    feature = "async-openai",
-    feature = "genai",
-    feature = "swiftide"
-))]
-pub mod frameworks;
+crate::cfg_frameworks! {
+    pub mod frameworks;
+}
 pub mod idempotency;
 pub mod lint;
 #[cfg(feature = "mcp")]

@@ -15,7 +15,8 @@
 use genai::adapter::AdapterKind;
 use genai::chat::{Tool, ToolResponse};
 
-use super::{Answered, offered};
+use super::Answered;
+use super::offered::offered;
 use crate::call::{CallArguments, ToolCall, ToolResult};
 use crate::context::Context;
 use crate::dialect::Dialect;
