@@ -97,7 +97,12 @@ fn list_module_types(file: &Path, out: &mut Vec<String>) {
     } else {
         file.with_extension("")
     };
-    for item in parsed.items {
+    let mut items = parsed.items;
+    while let Some(at) = items.iter().position(|item| cfg_macro(item).is_some()) {
+        let (inner, _) = cfg_macro(&items[at]).expect("a cfg macro");
+        items.splice(at..=at, inner);
+    }
+    for item in items {
         match item {
             Item::Mod(module)
                 if module.content.is_none()
@@ -142,6 +147,20 @@ fn reexports_own(use_item: &syn::ItemUse, own: &[String]) -> bool {
     matches!(first.as_str(), "crate" | "self" | "super") || own.contains(&first)
 }
 
+/// The items of a feature-combination macro (`cfg_frameworks! { ... }`, tool-core's
+/// `cfg.rs`) and the gate it stands for, shown beside each: ` [cfg_frameworks!]`.
+fn cfg_macro(item: &Item) -> Option<(Vec<Item>, String)> {
+    let Item::Macro(invocation) = item else {
+        return None;
+    };
+    let name = invocation.mac.path.segments.last()?.ident.to_string();
+    if !name.starts_with("cfg_") {
+        return None;
+    }
+    let file: syn::File = syn::parse2(invocation.mac.tokens.clone()).ok()?;
+    Some((file.items, format!(" [{name}!]")))
+}
+
 fn list_items(path: &str, dir: &Path, items: Vec<Item>, out: &mut Vec<String>) {
     let own: Vec<String> = items
         .iter()
@@ -151,6 +170,12 @@ fn list_items(path: &str, dir: &Path, items: Vec<Item>, out: &mut Vec<String>) {
         })
         .collect();
     for item in items {
+        if let Some((items, gate)) = cfg_macro(&item) {
+            let mut gated = Vec::new();
+            list_items(path, dir, items, &mut gated);
+            out.extend(gated.into_iter().map(|line| line + &gate));
+            continue;
+        }
         match item {
             // A settings struct's builder methods, one per field (`setters!` in lib.rs).
             Item::Macro(invocation) if invocation.mac.path.is_ident("setters") => {
@@ -347,6 +372,10 @@ fn the_public_api_is_one_reviewed_snapshot() {
 /// The facade's re-exports, those of its modules (each lists its items) included.
 fn list_facade(path: &str, outer_gate: &str, items: Vec<Item>, out: &mut Vec<String>) {
     for item in items {
+        if let Some((items, gate)) = cfg_macro(&item) {
+            list_facade(path, &format!("{outer_gate}{gate}"), items, out);
+            continue;
+        }
         match item {
             Item::Use(mut use_item) if is_pub(&use_item.vis) && !hidden(&use_item.attrs) => {
                 let gate = gate(&use_item.attrs);
@@ -357,7 +386,7 @@ fn list_facade(path: &str, outer_gate: &str, items: Vec<Item>, out: &mut Vec<Str
                 ));
             }
             Item::Mod(module) if is_pub(&module.vis) && !hidden(&module.attrs) => {
-                let gate = gate(&module.attrs);
+                let gate = format!("{outer_gate}{}", gate(&module.attrs));
                 if let Some((_, items)) = module.content {
                     list_facade(&format!("{path}::{}", module.ident), &gate, items, out);
                 }

@@ -31,16 +31,16 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::approval::{ApprovalDecision, ApprovalTicket};
 use crate::call::ToolCall;
 use crate::context::Context;
 use crate::effect::Effect;
 use crate::error::ToolError;
-use crate::registry::Registry;
+use crate::registry::{Building, BuiltIn, Extension, Registry, Resumption};
 use crate::spec::{ToolSpec, Via};
 use crate::stubs::Stubs;
 use crate::tool::{Arguments, Prepared, Tool, ToolFuture};
 
-use pause::resume_paused;
 use run::{Origin, Run};
 
 /// Code as the action, for [`RegistryBuilder::with_code_mode`](crate::RegistryBuilder::with_code_mode):
@@ -201,14 +201,96 @@ impl CodeMode {
     }
 }
 
-/// What a registry keeps for code mode: the settings, and the stubs of the tools
-/// offered to programs.
-pub(crate) struct Code {
+/// Code mode as a registry's extension: the settings, the stubs of the tools offered to
+/// programs (made at `build`), where programs run, and the tickets paused programs leave
+/// for their `run_code` calls' results.
+struct Code {
     pub(crate) mode: CodeMode,
     pub(crate) stubs: Stubs,
     /// The worker processes programs run in ([`Isolation::Workers`]).
     #[cfg(unix)]
     pub(super) pool: Option<worker::Pool>,
+    left: pause::LeftTickets,
+}
+
+impl Code {
+    fn new(mode: CodeMode) -> Self {
+        Self {
+            stubs: Stubs::new(std::iter::empty()),
+            #[cfg(unix)]
+            pool: (mode.isolation == Isolation::Workers).then(worker::Pool::new),
+            mode,
+            left: pause::LeftTickets::default(),
+        }
+    }
+}
+
+impl Extension for Code {
+    fn origin(&self) -> &'static str {
+        "RegistryBuilder::with_code_mode"
+    }
+
+    fn build(&mut self, building: &mut Building<'_>) -> BuiltIn {
+        let offered: Vec<&ToolSpec> = (building.specs.iter().copied())
+            .filter(|spec| spec.offered_via(Via::Code))
+            .collect();
+        self.stubs = Stubs::new(offered.iter().copied());
+        let effect = offered
+            .iter()
+            .map(|spec| spec.effect)
+            .max_by_key(|effect| effect.rank())
+            .unwrap_or(Effect::ReadOnly);
+        let tool = RunCode {
+            spec: spec_of(&self.mode, &self.stubs, effect),
+            validator: Box::leak(Box::default()),
+        };
+        BuiltIn {
+            tool: Arc::new(tool),
+            settings: crate::ToolSettings::new()
+                .policy(crate::policy::AllowAll)
+                .timeout(self.mode.limits.wall_time),
+        }
+    }
+
+    fn run<'a>(
+        &'a self,
+        registry: &'a Registry,
+        ctx: &'a Context,
+        call: &'a ToolCall,
+        args: Prepared,
+    ) -> ToolFuture<'a> {
+        let program = match args.downcast::<RunCodeArgs>() {
+            Ok(args) => args.code,
+            Err(error) => return ToolFuture::ready(Err(error)),
+        };
+        let origin = Origin {
+            id: call.id.clone(),
+            origin: call.origin.clone(),
+        };
+        let mut run = Run::new(registry, ctx, self, call, origin);
+        ToolFuture::new(async move {
+            let ended = run.program(program).await;
+            pause::settle(&mut run, ended).await
+        })
+    }
+
+    fn issues_tickets(&self) -> bool {
+        true
+    }
+
+    fn resume<'a>(
+        &'a self,
+        registry: &'a Registry,
+        ctx: &'a Context,
+        ticket: &'a ApprovalTicket,
+        decision: &'a ApprovalDecision,
+    ) -> Resumption<'a> {
+        Box::pin(pause::resume_paused(self, registry, ctx, ticket, decision))
+    }
+
+    fn left_ticket(&self, call: &ToolCall) -> Option<Box<ApprovalTicket>> {
+        self.left.take(call)
+    }
 }
 
 impl crate::RegistryBuilder {
@@ -242,38 +324,7 @@ impl crate::RegistryBuilder {
             tool,
             "two tools' stubs may share a sentence of their docs",
         )
-        .with_planned(crate::registry::Planned {
-            origin: "RegistryBuilder::with_code_mode",
-            make: Box::new(move |specs| {
-                let offered: Vec<&ToolSpec> =
-                    specs.filter(|spec| spec.offered_via(Via::Code)).collect();
-                let stubs = Stubs::new(offered.iter().copied());
-                let effect = offered
-                    .iter()
-                    .map(|spec| spec.effect)
-                    .max_by_key(|effect| effect.rank())
-                    .unwrap_or(Effect::ReadOnly);
-                let tool = RunCode {
-                    spec: spec_of(&mode, &stubs, effect),
-                    validator: Box::leak(Box::default()),
-                };
-                let settings = crate::ToolSettings::new()
-                    .policy(crate::policy::AllowAll)
-                    .timeout(mode.limits.wall_time);
-                crate::registry::Made {
-                    tool: Arc::new(tool),
-                    run: run_code,
-                    settings,
-                    resumer: Some(resume_paused),
-                    state: Box::new(Code {
-                        #[cfg(unix)]
-                        pool: (mode.isolation == Isolation::Workers).then(worker::Pool::new),
-                        mode,
-                        stubs,
-                    }),
-                }
-            }),
-        })
+        .with_extension(Box::new(Code::new(mode)))
     }
 }
 
@@ -322,7 +373,7 @@ pub(crate) struct RunCodeArgs {
 }
 
 /// The built-in tool: its contract, and its arguments read. It runs only through its
-/// registry ([`run_code`]).
+/// registry (`Code::run`).
 struct RunCode {
     spec: ToolSpec,
     /// The schema's validator, for the slow path's problems. Leaked, once per registry
@@ -350,31 +401,4 @@ impl Tool for RunCode {
         ))
         .with_retryable(false)))
     }
-}
-
-/// `run_code`'s run: the built-in's entry point.
-fn run_code<'a>(
-    registry: &'a Registry,
-    ctx: &'a Context,
-    call: &'a ToolCall,
-    args: Prepared,
-) -> ToolFuture<'a> {
-    let program = match args.downcast::<RunCodeArgs>() {
-        Ok(args) => args.code,
-        Err(error) => return ToolFuture::ready(Err(error)),
-    };
-    let Some(code) = registry.extension::<Code>() else {
-        return ToolFuture::ready(Err(ToolError::internal(
-            "run_code without code mode in its registry",
-        )));
-    };
-    let origin = Origin {
-        id: call.id.clone(),
-        origin: call.origin.clone(),
-    };
-    let mut run = Run::new(registry, ctx, code, call, origin);
-    ToolFuture::new(async move {
-        let ended = run.program(program).await;
-        pause::settle(&mut run, ended).await
-    })
 }

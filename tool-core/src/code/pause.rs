@@ -9,9 +9,6 @@
 //! client cannot hand back a state of its own; a forged, expired or foreign ticket is
 //! refused before the state is read, and a second decision gets the first one's result.
 
-use std::future::Future;
-use std::pin::Pin;
-
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -129,7 +126,7 @@ async fn pause(run: &mut Run<'_>, asking: Box<Asking>) -> ToolOutcome {
         ))
         .with_retryable(false));
     }
-    run.registry.left_tickets.leave(run.call, ticket);
+    run.code.left.leave(run.call, ticket);
     Err(ToolError::new(ErrorKind::AwaitingApproval, question)
         .with_retryable(false)
         .with_hint("the program is paused, not failed: tell the user what it wants to do and wait for their decision; it goes on from where it stopped"))
@@ -179,13 +176,15 @@ async fn keep(
 
 /// The program paused under `ticket`: `Ok(None)` when there is none (the ticket is a
 /// direct call's).
-async fn load(registry: &Registry, ticket: &ApprovalTicket) -> Result<Option<Paused>, String> {
+async fn load(
+    registry: &Registry,
+    code: &super::Code,
+    ticket: &ApprovalTicket,
+) -> Result<Option<Paused>, String> {
     let under = kept_under(ticket);
     let idempotency = &registry.settings.idempotency;
     let store = idempotency.store();
-    let tool = registry
-        .extension::<super::Code>()
-        .map_or("", |code| code.mode.tool_name());
+    let tool = code.mode.tool_name();
     let request = ClaimRequest {
         key: &under.key,
         digest: &under.digest,
@@ -228,15 +227,15 @@ async fn load(registry: &Registry, ticket: &ApprovalTicket) -> Result<Option<Pau
 
 /// `Registry::resume` for a ticket a paused program issued: decides its call once and
 /// runs the program on. `None` when the ticket is not a paused program's.
-pub(crate) fn resume_paused<'a>(
-    registry: &'a Registry,
-    ctx: &'a Context,
-    ticket: &'a ApprovalTicket,
-    decision: &'a ApprovalDecision,
-) -> Pin<Box<dyn Future<Output = Option<ToolResult>> + Send + 'a>> {
-    Box::pin(async move {
-        let code = registry.extension::<super::Code>()?;
-        let paused = match load(registry, ticket).await {
+pub(super) async fn resume_paused(
+    code: &super::Code,
+    registry: &Registry,
+    ctx: &Context,
+    ticket: &ApprovalTicket,
+    decision: &ApprovalDecision,
+) -> Option<ToolResult> {
+    {
+        let paused = match load(registry, code, ticket).await {
             Ok(paused) => paused?,
             Err(why) => {
                 let outer =
@@ -291,7 +290,7 @@ pub(crate) fn resume_paused<'a>(
             span,
             registry.finish((outer.id.clone(), outer.name.clone(), None), outcome, notes)
         ))
-    })
+    }
 }
 
 /// Decides the paused call and runs the program on from the pause.
@@ -351,4 +350,39 @@ async fn go_on<'a>(
     run.interpreter = Some(interpreter);
     let ended = run.drive(stop).await;
     settle(&mut run, ended).await
+}
+
+/// Approval tickets paused programs leave for their `run_code` calls' results (the
+/// tool's outcome has no room for one). Keyed by the address of the call, which is alive
+/// and pinned while it runs, and checked against its id: a ticket a dropped run left
+/// behind never reaches a later call that happens to sit at the same address.
+#[derive(Default)]
+pub(super) struct LeftTickets(std::sync::Mutex<Vec<(usize, Box<ApprovalTicket>)>>);
+
+impl LeftTickets {
+    fn slot(call: &ToolCall) -> usize {
+        std::ptr::from_ref(call) as usize
+    }
+
+    /// Leaves `ticket` for `call`'s result.
+    fn leave(&self, call: &ToolCall, ticket: Box<ApprovalTicket>) {
+        let mut left = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        left.push((Self::slot(call), ticket));
+    }
+
+    /// The ticket left for `call`, if any.
+    pub(super) fn take(&self, call: &ToolCall) -> Option<Box<ApprovalTicket>> {
+        let mut left = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // The nested ticket's id is the run's id, `/`, the call's number.
+        let index = left.iter().position(|(slot, ticket)| {
+            *slot == Self::slot(call) && ticket.call_id.starts_with(&format!("{}/", call.id))
+        })?;
+        Some(left.swap_remove(index).1)
+    }
 }

@@ -110,7 +110,9 @@ impl Registry {
         if notes.ticket.is_some() || error.kind != crate::error::ErrorKind::AwaitingApproval {
             return;
         }
-        notes.ticket = self.left_tickets.take(call);
+        notes.ticket = (notes.entry)
+            .and_then(|entry| self.extension_of(entry))
+            .and_then(|extension| extension.left_ticket(call));
         if notes.ticket.is_none()
             && let Some(entry) = notes.entry
             && entry.builtin.is_none()

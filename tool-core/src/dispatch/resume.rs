@@ -35,12 +35,17 @@ impl Registry {
         );
         call.origin.clone_from(&ticket.origin);
         call.idempotency_key.clone_from(&ticket.idempotency_key);
-        // A ticket a built-in issued (a paused program's) resumes the built-in's call.
-        if let Some(resumer) = self.resumer
+        // A ticket an extension issued (a paused program's) resumes its built-in's call.
+        if self
+            .extensions()
+            .any(|extension| extension.issues_tickets())
             && self.check_ticket(ctx, ticket, &decision).is_ok()
-            && let Some(result) = resumer(self, ctx, ticket, &decision).await
         {
-            return result;
+            for extension in self.extensions().filter(|e| e.issues_tickets()) {
+                if let Some(result) = extension.resume(self, ctx, ticket, &decision).await {
+                    return result;
+                }
+            }
         }
         let span = crate::telemetry::call_span(&call);
         let mut notes = Notes::new(span.clone());

@@ -215,10 +215,10 @@ impl Registry {
         entry: &'a Entry,
         prepared: Prepared,
     ) -> ToolFuture<'a> {
-        std::panic::catch_unwind(AssertUnwindSafe(|| match entry.builtin {
-            // A built-in (`search_tools`, `run_code`) reads the registry, which no tool
-            // can hold.
-            Some(builtin) => builtin(self, ctx, call, prepared),
+        std::panic::catch_unwind(AssertUnwindSafe(|| match self.extension_of(entry) {
+            // An extension's built-in (`search_tools`, `run_code`) reads the registry,
+            // which no tool can hold.
+            Some(extension) => extension.run(self, ctx, call, prepared),
             None => entry.tool.run_call(ctx, info, prepared),
         }))
         .unwrap_or_else(|panic| {

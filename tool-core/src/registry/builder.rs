@@ -9,7 +9,9 @@ use rustc_hash::FxHashMap;
 
 use super::settings::Settings;
 use super::toolset::{Respecified, check_examples};
-use super::{Builtin, Entry, Registry, RegistryError, RegistryErrors, Resolved, ToolSettings};
+use super::{
+    Building, Entry, Extension, Registry, RegistryError, RegistryErrors, Resolved, ToolSettings,
+};
 use crate::context::Context;
 use crate::event::Event;
 use crate::idempotency::Idempotency;
@@ -49,43 +51,18 @@ pub struct RegistryBuilder {
     toggles: bool,
     errors: Vec<RegistryError>,
     #[cfg(feature = "search")]
-    search: Option<crate::search::ToolSearch>,
-    #[cfg(feature = "search")]
     semantic: Option<crate::search::SemanticSearch>,
-    /// Built-in tools made at `build`, over the tools added.
-    planned: Vec<Planned>,
-}
-
-/// A built-in tool the builder makes at `build`, from the specs of every tool added
-/// (not other built-ins): code mode's `run_code` is one. What it returns is added like
-/// a tool, with its run, its own settings, its resumption of the tickets it issues,
-/// and state its run reads back ([`Registry::extension`]).
-pub(crate) struct Planned {
-    pub(crate) origin: &'static str,
-    pub(crate) make: Box<MakeBuiltin>,
-}
-
-/// How a planned built-in is made from the tools' specs.
-pub(crate) type MakeBuiltin = dyn FnOnce(&mut dyn Iterator<Item = &ToolSpec>) -> Made;
-
-/// What a planned built-in keeps for its runs.
-pub(crate) type Extension = Box<dyn std::any::Any + Send + Sync>;
-
-/// A planned built-in, made.
-pub(crate) struct Made {
-    pub(crate) tool: Arc<dyn Tool>,
-    pub(crate) run: Builtin,
-    /// Its settings, before any `configure` of it.
-    pub(crate) settings: ToolSettings,
-    pub(crate) resumer: Option<super::Resumer>,
-    pub(crate) state: Extension,
+    /// The extensions added, whose built-in tools are made at `build` over the tools
+    /// added ([`Extension::build`]).
+    extensions: Vec<Box<dyn Extension>>,
 }
 
 /// A tool added, not yet built into an entry.
 struct Pending {
     tool: Arc<dyn Tool>,
     origin: Arc<str>,
-    builtin: Option<Builtin>,
+    /// The index of the extension whose built-in it is.
+    builtin: Option<usize>,
     /// The settings its set gives every tool of the set ([`Toolset::settings`](super::Toolset::settings)).
     set_settings: Option<ToolSettings>,
     /// Asks its set whether it gives way to a later tool of its name.
@@ -105,10 +82,8 @@ impl RegistryBuilder {
             toggles: false,
             errors: Vec::new(),
             #[cfg(feature = "search")]
-            search: None,
-            #[cfg(feature = "search")]
             semantic: None,
-            planned: Vec::new(),
+            extensions: Vec::new(),
         }
     }
 
@@ -252,7 +227,7 @@ impl RegistryBuilder {
     }
 
     /// Adds a tool whose name is known to be free.
-    fn push(&mut self, tool: Arc<dyn Tool>, origin: Arc<str>, builtin: Option<Builtin>) {
+    fn push(&mut self, tool: Arc<dyn Tool>, origin: Arc<str>, builtin: Option<usize>) {
         self.push_pending(Pending {
             tool,
             origin,
@@ -395,9 +370,8 @@ impl RegistryBuilder {
     /// ([`LoadedTools`](crate::search::LoadedTools)). An always-loaded name that is not a
     /// tool, or a tool already named `search_tools`, is an error `build` reports.
     #[cfg(feature = "search")]
-    pub fn with_tool_search(mut self, search: crate::search::ToolSearch) -> Self {
-        self.search = Some(search);
-        self
+    pub fn with_tool_search(self, search: crate::search::ToolSearch) -> Self {
+        self.with_extension(Box::new(super::search::SearchTools::new(search)))
     }
 
     /// Ranks searches by meaning as well as words ([`Registry::search`], `search_tools`):
@@ -410,19 +384,17 @@ impl RegistryBuilder {
         self
     }
 
-    /// Plans a built-in tool, made at `build`.
-    #[cfg_attr(not(feature = "code"), allow(dead_code))]
-    pub(crate) fn with_planned(mut self, planned: Planned) -> Self {
-        self.planned.push(planned);
+    /// Adds an extension; its built-in tool is made at `build`.
+    #[cfg_attr(not(any(feature = "code", feature = "search")), allow(dead_code))]
+    pub(crate) fn with_extension(mut self, extension: Box<dyn Extension>) -> Self {
+        self.extensions.push(extension);
         self
     }
 
     /// The registry, or every problem its configuration has.
     pub fn build(mut self) -> Result<Registry, RegistryErrors> {
-        #[cfg(feature = "search")]
-        let deferred = self.search.take().map(|search| self.deferral(search));
         self.give_callers();
-        let (resumer, extensions) = self.make_planned();
+        let extensions = self.build_extensions();
         let mut own: Vec<Option<ToolSettings>> = self
             .tools
             .iter_mut()
@@ -470,12 +442,8 @@ impl RegistryBuilder {
             rendered: Default::default(),
             #[cfg(feature = "search")]
             search_index: super::search::Cached::new(self.semantic),
-            #[cfg(feature = "search")]
-            deferred,
-            resumer,
             extensions,
             code_only,
-            left_tickets: Default::default(),
         })
     }
 
@@ -521,36 +489,41 @@ impl RegistryBuilder {
         }
     }
 
-    /// Makes the planned built-ins over the tools added, keeping what is wrong with
-    /// them: the resumer (the last one's) and the state of each.
-    fn make_planned(&mut self) -> (Option<super::Resumer>, Vec<Extension>) {
-        let mut resumer = None;
-        let mut extensions = Vec::new();
-        for planned in std::mem::take(&mut self.planned) {
-            let made = {
-                let mut specs = self
-                    .tools
-                    .iter()
-                    .filter(|pending| pending.builtin.is_none())
-                    .map(|pending| pending.tool.spec());
-                (planned.make)(&mut specs)
+    /// Builds each extension over the tools added (not other built-ins), adding its
+    /// built-in tool, and keeping what is wrong.
+    fn build_extensions(&mut self) -> Vec<Box<dyn Extension>> {
+        let mut extensions = std::mem::take(&mut self.extensions);
+        for (index, extension) in extensions.iter_mut().enumerate() {
+            let (built, errors) = {
+                let unknown =
+                    |name: &str| (!self.by_name.contains_key(name)).then(|| self.unknown(name));
+                let mut building = Building {
+                    specs: (self.tools.iter())
+                        .filter(|pending| pending.builtin.is_none())
+                        .map(|pending| pending.tool.spec())
+                        .collect(),
+                    errors: Vec::new(),
+                    unknown: &unknown,
+                };
+                let built = extension.build(&mut building);
+                (built, building.errors)
             };
-            let name = made.tool.spec().name.clone();
-            if let Some(&index) = self.by_name.get(&name) {
+            self.errors.extend(errors);
+            let origin = extension.origin();
+            let name = built.tool.spec().name.clone();
+            if let Some(&existing) = self.by_name.get(&name) {
                 self.errors.push(RegistryError::DuplicateName {
                     name,
-                    first: self.tools[index].origin.to_string(),
-                    second: planned.origin.to_owned(),
+                    first: self.tools[existing].origin.to_string(),
+                    second: origin.to_owned(),
                 });
                 continue;
             }
             // Its own settings come first: `configure` may replace them.
-            self.per_tool.insert(0, (name, made.settings));
-            self.push(made.tool, planned.origin.into(), Some(made.run));
-            resumer = made.resumer.or(resumer);
-            extensions.push(made.state);
+            self.per_tool.insert(0, (name, built.settings));
+            self.push(built.tool, origin.into(), Some(index));
         }
-        (resumer, extensions)
+        extensions
     }
 
     /// The error for a name no tool has, naming the closest one.
@@ -558,32 +531,5 @@ impl RegistryBuilder {
         let names = self.by_name.keys().map(String::as_str);
         let closest = crate::similarity::closest_first(name, names);
         RegistryError::unknown(name, closest.first().copied())
-    }
-
-    /// Adds `search_tools` and the deferral it serves, keeping what is wrong with them.
-    #[cfg(feature = "search")]
-    fn deferral(&mut self, search: crate::search::ToolSearch) -> crate::search::Deferred {
-        for name in search.loaded_up_front() {
-            if !self.by_name.contains_key(name) {
-                let error = self.unknown(name);
-                self.errors.push(error);
-            }
-        }
-        let (tool, deferred) = crate::search::Deferred::new(search);
-        let name = &tool.spec().name;
-        if let Some(&index) = self.by_name.get(name) {
-            self.errors.push(RegistryError::DuplicateName {
-                name: name.clone(),
-                first: self.tools[index].origin.to_string(),
-                second: "RegistryBuilder::with_tool_search".to_owned(),
-            });
-        } else {
-            self.push(
-                tool,
-                "RegistryBuilder::with_tool_search".into(),
-                Some(super::search::run_search),
-            );
-        }
-        deferred
     }
 }

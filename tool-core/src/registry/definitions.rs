@@ -92,16 +92,11 @@ impl Registry {
                 },
             )
             .collect();
-        #[cfg(feature = "search")]
-        let listed = {
-            let mut listed = listed;
-            listed.extend(
-                self.deferred
-                    .as_ref()
-                    .and_then(|deferred| deferred.provider_tool(dialect)),
-            );
-            listed
-        };
+        let mut listed = listed;
+        listed.extend(
+            self.extensions()
+                .filter_map(|extension| extension.definition(dialect)),
+        );
         Ok(listed)
     }
 

@@ -3,12 +3,14 @@
 //! (visibility, lookup, suggestions) is in `offered.rs`; turning tools off and on in
 //! `enabled.rs`; the definitions each dialect is sent in `definitions.rs`; the search
 //! and deferred loading in `search.rs` (feature `search`); settings in `settings.rs`;
-//! toolsets in `toolset.rs`. The call pipeline on top of it is `crate::dispatch`.
+//! toolsets in `toolset.rs`; the trait extensions plug in through in `extension.rs`. The
+//! call pipeline on top of it is `crate::dispatch`.
 
 mod builder;
 mod definitions;
 mod enabled;
 mod errors;
+mod extension;
 mod lint;
 mod offered;
 #[cfg(feature = "search")]
@@ -24,11 +26,11 @@ use serde_json::{Value, json};
 
 use crate::context::{Context, ContextType};
 use crate::spec::ToolSpec;
-use crate::tool::{Prepared, Tool, ToolFuture};
+use crate::tool::Tool;
 pub use builder::RegistryBuilder;
-#[cfg_attr(not(feature = "code"), allow(unused_imports))]
-pub(crate) use builder::{Made, Planned};
 pub use errors::{RegistryError, RegistryErrors};
+#[cfg_attr(not(feature = "code"), allow(unused_imports))]
+pub(crate) use extension::{Building, BuiltIn, Extension, Resumption};
 
 pub(crate) use settings::{Resolved, Settings};
 pub use settings::{Retry, ToolSettings};
@@ -61,73 +63,11 @@ pub struct Registry {
     /// The search index, built at the first search.
     #[cfg(feature = "search")]
     search_index: search::Cached,
-    /// Deferred loading behind `search_tools` (`RegistryBuilder::with_tool_search`).
-    #[cfg(feature = "search")]
-    deferred: Option<crate::search::Deferred>,
-    /// What planned built-ins keep (code mode's settings and stubs).
-    extensions: Vec<builder::Extension>,
+    /// The extensions (`RegistryBuilder::with_tool_search`, `with_code_mode`, ...), in the
+    /// order they were added; an entry's `builtin` indexes them.
+    extensions: Vec<Box<dyn Extension>>,
     /// Whether some tool is offered only to programs (not listed to the model).
     code_only: bool,
-    /// Tickets built-ins left for their calls' results.
-    pub(crate) left_tickets: LeftTickets,
-    /// How a built-in resumes a call of its own that waited for approval (a paused
-    /// program), before the registry resumes the ticket's call alone.
-    pub(crate) resumer: Option<Resumer>,
-}
-
-/// A built-in's resumption of a ticket it issued: `None` when the ticket is not one of
-/// its own.
-pub(crate) type Resumer = for<'a> fn(
-    &'a Registry,
-    &'a Context,
-    &'a crate::approval::ApprovalTicket,
-    &'a crate::approval::ApprovalDecision,
-) -> std::pin::Pin<
-    Box<dyn Future<Output = Option<crate::call::ToolResult>> + Send + 'a>,
->;
-
-/// Approval tickets a built-in's run leaves for its call's result (a program that
-/// paused for a nested call's approval): the tool's outcome has no room for one. Keyed
-/// by the address of the call, which is alive and pinned while it runs, and checked
-/// against its id: a ticket a dropped run left behind never reaches a later call that
-/// happens to sit at the same address.
-#[derive(Default)]
-pub(crate) struct LeftTickets(std::sync::Mutex<Vec<(usize, Box<crate::approval::ApprovalTicket>)>>);
-
-impl LeftTickets {
-    fn slot(call: &crate::call::ToolCall) -> usize {
-        std::ptr::from_ref(call) as usize
-    }
-
-    /// Leaves `ticket` for `call`'s result.
-    #[cfg_attr(not(feature = "code"), allow(dead_code))]
-    pub(crate) fn leave(
-        &self,
-        call: &crate::call::ToolCall,
-        ticket: Box<crate::approval::ApprovalTicket>,
-    ) {
-        let mut left = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        left.push((Self::slot(call), ticket));
-    }
-
-    /// The ticket left for `call`, if any.
-    pub(crate) fn take(
-        &self,
-        call: &crate::call::ToolCall,
-    ) -> Option<Box<crate::approval::ApprovalTicket>> {
-        let mut left = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // The nested ticket's id is the run's id, `/`, the call's number.
-        let index = left.iter().position(|(slot, ticket)| {
-            *slot == Self::slot(call) && ticket.call_id.starts_with(&format!("{}/", call.id))
-        })?;
-        Some(left.swap_remove(index).1)
-    }
 }
 
 /// One registered tool and what its calls go through, resolved when the registry was
@@ -136,14 +76,10 @@ pub(crate) struct Entry {
     pub(crate) tool: Arc<dyn Tool>,
     /// The registry's defaults with the tool's own overrides.
     pub(crate) settings: Resolved,
-    /// How the registry runs a built-in tool that reads the registry itself (which no
-    /// [`Tool`] can hold), in place of [`Tool::run`]: `search_tools`, `run_code`.
-    pub(crate) builtin: Option<Builtin>,
+    /// For an extension's built-in tool (`search_tools`, `run_code`), the extension
+    /// that runs it in place of [`Tool::run`]: its index in the registry's list.
+    pub(crate) builtin: Option<usize>,
 }
-
-/// A built-in tool's run, with the registry and the call in hand.
-pub(crate) type Builtin =
-    for<'a> fn(&'a Registry, &'a Context, &'a crate::call::ToolCall, Prepared) -> ToolFuture<'a>;
 
 /// Context values the registry's tools need and the context lacks.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -246,18 +182,20 @@ impl Registry {
     /// `run_code`): a retry of it may carry a ticket for another tool's call.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) fn resumes_own_tickets(&self, name: &str) -> bool {
-        self.resumer.is_some()
-            && self
-                .entry(name)
-                .is_some_and(|entry| entry.builtin.is_some())
+        self.entry(name)
+            .and_then(|entry| self.extension_of(entry))
+            .is_some_and(|extension| extension.issues_tickets())
     }
 
-    /// The state a planned built-in keeps, of type `T`.
-    #[cfg_attr(not(feature = "code"), allow(dead_code))]
-    pub(crate) fn extension<T: 'static>(&self) -> Option<&T> {
-        self.extensions
-            .iter()
-            .find_map(|state| state.downcast_ref::<T>())
+    /// The extension that runs `entry`'s built-in tool, if it is one.
+    #[inline]
+    pub(crate) fn extension_of(&self, entry: &Entry) -> Option<&dyn Extension> {
+        entry.builtin.map(|index| &*self.extensions[index])
+    }
+
+    /// The extensions, in the order they were added.
+    pub(crate) fn extensions(&self) -> impl Iterator<Item = &dyn Extension> {
+        self.extensions.iter().map(|extension| &**extension)
     }
 
     /// The error for a name the registry lacks, naming the closest one.

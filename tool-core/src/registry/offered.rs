@@ -20,11 +20,10 @@ impl Registry {
     /// Whether some caller is offered fewer tools than are registered: a visibility rule,
     /// or a tool turned off.
     pub(crate) fn filters(&self) -> bool {
-        #[cfg(feature = "search")]
-        if self.deferred.is_some() {
-            return true;
-        }
-        self.has_visibility() || self.switches.any_off() || self.code_only
+        self.has_visibility()
+            || self.switches.any_off()
+            || self.code_only
+            || self.extensions().any(|extension| extension.filters())
     }
 
     /// The names of the tools, closest to `name` first (for "did you mean").
@@ -47,9 +46,10 @@ impl Registry {
     /// to no one).
     #[inline]
     pub(crate) fn offered(&self, ctx: Option<&Context>, spec: &ToolSpec) -> bool {
-        #[cfg(feature = "search")]
-        if let (Some(deferred), Some(ctx)) = (&self.deferred, ctx)
-            && !deferred.callable(ctx, &spec.name)
+        if let Some(ctx) = ctx
+            && !self
+                .extensions()
+                .all(|extension| extension.callable(ctx, &spec.name))
         {
             return false;
         }
@@ -88,12 +88,9 @@ impl Registry {
         {
             return Listing::Hidden;
         }
-        #[cfg(feature = "search")]
-        if let Some(deferred) = &self.deferred {
-            return deferred.listed(ctx, &spec.name, dialect);
-        }
-        let _ = dialect;
-        Listing::Shown
+        self.extensions()
+            .find_map(|extension| extension.listing(ctx, &spec.name, dialect))
+            .unwrap_or(Listing::Shown)
     }
 
     /// The tool `name`, as the caller in `ctx` sees the registry: a tool it is not

@@ -5,14 +5,15 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::json;
 
-use super::Registry;
+use super::{Building, BuiltIn, Extension, Registry};
 use crate::content::ContentBlock;
 use crate::context::Context;
 use crate::dialect::Dialect;
 use crate::error::ToolError;
+use crate::provider::Listing;
 use crate::search::{
     Deferred, EmbedError, LoadedTools, SEARCH_TOOLS, SearchArgs, SearchHit, SearchIndex, Semantic,
-    SemanticSearch, ToolVectors,
+    SemanticSearch, ToolSearch, ToolVectors,
 };
 use crate::tool::{Prepared, ToolFuture, ToolOutput};
 
@@ -115,30 +116,86 @@ impl Registry {
     }
 }
 
-/// Runs `search_tools` for the registry it belongs to.
-pub(super) fn run_search<'a>(
-    registry: &Registry,
-    ctx: &'a Context,
-    _: &crate::call::ToolCall,
-    args: Prepared,
-) -> ToolFuture<'a> {
-    let results = registry.deferred.as_ref().map_or(5, Deferred::results);
-    ToolFuture::ready(args.downcast::<SearchArgs>().and_then(|args| {
-        let limit = args.limit.unwrap_or(results) as usize;
-        found(registry, ctx, &args.query, limit)
-    }))
+/// Deferred loading behind `search_tools` (`RegistryBuilder::with_tool_search`), as an
+/// extension: the built-in tool, what each caller may call and how it is listed.
+pub(super) struct SearchTools {
+    search: ToolSearch,
+    /// The deferral, made at `build`.
+    deferred: Option<Deferred>,
+}
+
+impl SearchTools {
+    pub(super) fn new(search: ToolSearch) -> Self {
+        Self {
+            search,
+            deferred: None,
+        }
+    }
+}
+
+impl Extension for SearchTools {
+    fn origin(&self) -> &'static str {
+        "RegistryBuilder::with_tool_search"
+    }
+
+    fn build(&mut self, building: &mut Building<'_>) -> BuiltIn {
+        for name in self.search.loaded_up_front() {
+            building.require(name);
+        }
+        let (tool, deferred) = Deferred::new(self.search.clone());
+        self.deferred = Some(deferred);
+        BuiltIn {
+            tool,
+            settings: super::ToolSettings::new(),
+        }
+    }
+
+    fn run<'a>(
+        &'a self,
+        registry: &'a Registry,
+        ctx: &'a Context,
+        _: &'a crate::call::ToolCall,
+        args: Prepared,
+    ) -> ToolFuture<'a> {
+        let Some(deferred) = &self.deferred else {
+            return ToolFuture::ready(Err(ToolError::internal(
+                "search_tools before its registry was built",
+            )
+            .with_retryable(false)));
+        };
+        ToolFuture::ready(args.downcast::<SearchArgs>().and_then(|args| {
+            let limit = args.limit.unwrap_or(deferred.results()) as usize;
+            found(registry, deferred, ctx, &args.query, limit)
+        }))
+    }
+
+    fn filters(&self) -> bool {
+        true
+    }
+
+    fn callable(&self, ctx: &Context, name: &str) -> bool {
+        self.deferred
+            .as_ref()
+            .is_none_or(|deferred| deferred.callable(ctx, name))
+    }
+
+    fn listing(&self, ctx: &Context, name: &str, dialect: Dialect) -> Option<Listing> {
+        (self.deferred.as_ref()).map(|deferred| deferred.listed(ctx, name, dialect))
+    }
+
+    fn definition(&self, dialect: Dialect) -> Option<serde_json::Value> {
+        (self.deferred.as_ref()).and_then(|deferred| deferred.provider_tool(dialect))
+    }
 }
 
 /// What a search finds, loaded for the conversation and shown in the registry's dialect.
 fn found(
     registry: &Registry,
+    deferred: &Deferred,
     ctx: &Context,
     query: &str,
     limit: usize,
 ) -> Result<ToolOutput, ToolError> {
-    let Some(deferred) = &registry.deferred else {
-        return Err(ToolError::internal("search_tools without a tool search").with_retryable(false));
-    };
     let hits: Vec<&str> = registry
         .search_for(ctx, query, limit + 1)
         .into_iter()
