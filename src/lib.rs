@@ -7,8 +7,8 @@
 
 pub use toolwright_core::{
     Annotations, Arguments, CallArguments, CallInfo, Callers, Content, ContentBlock, Context,
-    ContextType, Dialect, DryRun, DryRunVerdict, Effect, EmbeddedResource, ErrorKind, Event,
-    Idempotence, IntoToolOutput, MissingContext, Observation, Prepared, Problem, Registry,
+    ContextType, Dialect, DialectFacts, DryRun, DryRunVerdict, Effect, EmbeddedResource, ErrorKind,
+    Event, Idempotence, IntoToolOutput, MissingContext, Observation, Prepared, Problem, Registry,
     RegistryBuilder, RegistryError, RegistryErrors, Retry, SchemaGenerator, Telemetry, Tool,
     ToolCall, ToolError, ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema, ToolSettings,
     ToolSpec, Toolset, Via, is_valid_tool_name,

@@ -175,3 +175,43 @@ fn definitions_are_rendered_once_per_dialect() {
         );
     }
 }
+
+/// Each dialect's facts (`Dialect::facts`) are what its definitions show: the function
+/// and its parameters where the row says, an examples field where it says there is one,
+/// and `allowed_callers` for a tool offered to hosted code only where the provider has
+/// hosted code.
+/// Books a meeting room for the user, and returns the booking's id.
+#[toolwright::tool(
+    effect = "write",
+    callers = "any",
+    hosted_code,
+    example = r#"{"room": "Ada"}"#
+)]
+fn book_room(
+    /** The room, by its name. */
+    room: String,
+) -> String {
+    room
+}
+
+#[test]
+fn every_dialects_facts_are_what_its_definitions_show() {
+    let registry = Registry::builder().with(BookRoom).build().unwrap();
+    for dialect in Dialect::ALL {
+        let facts = dialect.facts();
+        let definition = registry.definitions(dialect).unwrap()[0].clone();
+        let function = dialect.function_of(&definition).unwrap();
+        assert_eq!(function["name"], "book_room", "{dialect:?}: {definition}");
+        let parameters = dialect.parameters_of(&definition).unwrap();
+        assert_eq!(parameters["required"], json!(["room"]), "{dialect:?}");
+        // Anthropic's `input_examples`; MCP's in the input schema's `examples`.
+        let examples =
+            function.get("input_examples").is_some() || parameters.get("examples").is_some();
+        assert_eq!(examples, facts.examples_field, "{dialect:?}: {definition}");
+        assert_eq!(
+            function.get("allowed_callers").is_some(),
+            facts.hosted_code,
+            "{dialect:?}: {definition}"
+        );
+    }
+}

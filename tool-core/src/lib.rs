@@ -72,7 +72,7 @@ pub mod private;
 pub use call::{CallArguments, DryRun, DryRunVerdict, ToolCall, ToolResult};
 pub use content::{Content, ContentBlock, EmbeddedResource};
 pub use context::{Context, ContextType};
-pub use dialect::Dialect;
+pub use dialect::{Dialect, DialectFacts};
 pub use effect::{Annotations, Effect};
 pub use error::{ErrorKind, Problem, ToolError};
 pub use event::Event;

@@ -25,26 +25,20 @@ pub(crate) fn offered(
     ctx: &Context,
     dialect: Dialect,
 ) -> Result<Vec<Offered>, LoweringErrors> {
-    let parameters_field = match dialect {
-        Dialect::OpenAiChat { .. } | Dialect::OpenAiResponses { .. } => "parameters",
-        Dialect::Anthropic { .. } => "input_schema",
-        Dialect::GeminiParameters => "parameters",
-        Dialect::GeminiJsonSchema => "parametersJsonSchema",
-        Dialect::Mcp => "inputSchema",
-    };
+    let facts = dialect.facts();
     let definitions = registry.definitions_for(ctx, dialect)?;
     Ok(definitions
         .into_iter()
         .filter_map(|mut definition| {
-            let tool = match definition.get_mut("function") {
-                Some(function) => function.take(),
+            let tool = match facts.function {
+                Some(key) => definition.get_mut(key)?.take(),
                 None => definition,
             };
             let Value::Object(mut tool) = tool else {
                 return None;
             };
             let name = tool.remove("name")?.as_str()?.to_owned();
-            let parameters = tool.remove(parameters_field)?;
+            let parameters = tool.remove(facts.parameters)?;
             let description = match tool.remove("description") {
                 Some(Value::String(description)) => description,
                 _ => String::new(),

@@ -50,7 +50,7 @@ pub fn definition(spec: &ToolSpec, dialect: Dialect) -> Result<Value, LoweringEr
     };
     // Whole-call examples where the dialect has a place for them: Anthropic's
     // `input_examples` (MCP's are in its tool parts).
-    if !spec.examples.is_empty() && matches!(dialect, Dialect::Anthropic { .. }) {
+    if !spec.examples.is_empty() && dialect.facts().examples_field {
         definition["input_examples"] = Value::Array(encoded_examples(spec, dialect));
     }
     Ok(definition)
@@ -139,20 +139,6 @@ fn offer_to_hosted_code(spec: &ToolSpec, dialect: Dialect, definition: &mut Valu
     }
 }
 
-/// Whether `dialect` lets code the provider runs call tools.
-pub(crate) fn has_hosted_code(dialect: Dialect) -> bool {
-    matches!(
-        dialect,
-        Dialect::Anthropic { .. } | Dialect::OpenAiResponses { .. }
-    )
-}
-
-/// Whether `dialect` has a field for whole-call examples (else they can go in the
-/// description, `RegistryBuilder::with_examples_in_descriptions`).
-fn has_examples_field(dialect: Dialect) -> bool {
-    matches!(dialect, Dialect::Anthropic { .. } | Dialect::Mcp)
-}
-
 /// The tool's examples as a model of `dialect` would write them.
 fn encoded_examples(spec: &ToolSpec, dialect: Dialect) -> Vec<Value> {
     spec.examples
@@ -186,7 +172,7 @@ pub(crate) fn definitions<'a>(
 ) -> Result<Vec<Value>, LoweringErrors> {
     let mut definitions = Vec::with_capacity(specs.len());
     let mut errors = Vec::new();
-    let describe = examples_in_descriptions && !has_examples_field(dialect);
+    let describe = examples_in_descriptions && !dialect.facts().examples_field;
     for spec in specs {
         match definition(spec, dialect) {
             Ok(mut value) => {

@@ -84,7 +84,7 @@ impl Registry {
         // never a tool of the model's own.
         if self.code_only
             && spec.callers.resolved(spec.effect) == crate::spec::Callers::Code
-            && !(spec.hosted_code && crate::provider::has_hosted_code(dialect))
+            && !(spec.hosted_code && dialect.facts().hosted_code)
         {
             return Listing::Hidden;
         }

@@ -211,7 +211,7 @@ fn found(
             "No tool matches \"{query}\". Try other words: the action, the object and the service (\"send a Slack message\")."
         )));
     }
-    if matches!(deferred.dialect(), Dialect::Anthropic { .. }) {
+    if deferred.dialect().facts().deferred_loading {
         let mut blocks = vec![ContentBlock::Text {
             text: format!("{} tools match; they can be called now.", hits.len()),
         }];

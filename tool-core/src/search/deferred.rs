@@ -150,8 +150,8 @@ impl Deferred {
 
     /// Whether a tool the caller may see is listed now, for `dialect`.
     pub(crate) fn listed(&self, ctx: &Context, name: &str, dialect: Dialect) -> Listing {
-        let anthropic = matches!(dialect, Dialect::Anthropic { .. });
-        if name == SEARCH_TOOLS && anthropic && self.provider_search {
+        let on_the_provider = dialect.facts().deferred_loading;
+        if name == SEARCH_TOOLS && on_the_provider && self.provider_search {
             return Listing::Hidden;
         }
         if self.up_front(name)
@@ -160,7 +160,7 @@ impl Deferred {
                 .is_some_and(|loaded| loaded.contains(name))
         {
             Listing::Shown
-        } else if anthropic {
+        } else if on_the_provider {
             Listing::Deferred
         } else {
             Listing::Hidden
@@ -178,7 +178,7 @@ impl Deferred {
 
     /// Anthropic's own search tool, when it replaces `search_tools`.
     pub(crate) fn provider_tool(&self, dialect: Dialect) -> Option<Value> {
-        (self.provider_search && matches!(dialect, Dialect::Anthropic { .. })).then(
+        (self.provider_search && dialect.facts().deferred_loading).then(
             || json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}),
         )
     }
