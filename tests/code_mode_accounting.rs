@@ -11,7 +11,7 @@ mod tasks;
 mod ways;
 
 use crate::support::block_on;
-use serde_json::{Value, json};
+use serde_json::json;
 
 #[test]
 fn every_task_ends_with_the_same_books_all_three_ways() {
@@ -33,12 +33,7 @@ fn every_task_ends_with_the_same_books_all_three_ways() {
         tasks.iter().zip(expected)
     {
         assert_eq!(task.id, id);
-        let one_a_turn: Vec<Vec<(&'static str, Value)>> = task
-            .turns
-            .iter()
-            .flatten()
-            .map(|call| vec![call.clone()])
-            .collect();
+        let one_a_turn = task.one_a_turn();
         let question = format!("task {id}");
         let batched = block_on(ways::direct(&question, &task.turns));
         let sequential = block_on(ways::direct(&question, &one_a_turn));

@@ -62,12 +62,7 @@ fn main() {
             .find(|s| s["id"] == task.id)
             .unwrap_or_else(|| panic!("the benchmark has no scenario {}", task.id));
         let question = scenario["query"].as_str().expect("a query").trim();
-        let one_a_turn: Vec<Vec<(&'static str, Value)>> = task
-            .turns
-            .iter()
-            .flatten()
-            .map(|call| vec![call.clone()])
-            .collect();
+        let one_a_turn = task.one_a_turn();
         let ways = runtime.block_on(async {
             [
                 direct(question, &task.turns).await,

@@ -14,6 +14,17 @@ pub struct Task {
     pub program: &'static str,
 }
 
+impl Task {
+    /// The same calls, one a turn (as the benchmark's Claude 3 Haiku runs made them).
+    pub fn one_a_turn(&self) -> Vec<Vec<(&'static str, Value)>> {
+        self.turns
+            .iter()
+            .flatten()
+            .map(|call| vec![call.clone()])
+            .collect()
+    }
+}
+
 fn expense(category: &str, amount: f64, description: &str) -> (&'static str, Value) {
     (
         "create_transaction",
