@@ -213,7 +213,7 @@ pub mod search {
 }
 
 // The macros' documentation (the attribute reference) is on the macros themselves, in
-// tool-macros/docs/, where an editor's hover finds it; rustdoc shows it here too.
+// tool-macros/reference/, where an editor's hover finds it; rustdoc shows it here too.
 pub use toolwright_macros::{ToolSchema, tool, toolset};
 
 #[doc(hidden)]

@@ -1,7 +1,7 @@
 //! Providers' wire formats: tool definitions out (each lowered for its target), tool
 //! calls in, results back, tool choice. One file per provider holds all four for it
-//! (`openai.rs`, `anthropic.rs`, `gemini.rs`, `mcp.rs`); this file is the dialect and
-//! the entry points that pick one.
+//! (`openai.rs`, `anthropic.rs`, `gemini.rs`, `mcp.rs`); this file holds the entry
+//! points, which pick one by [`Dialect`] (its facts: `crate::dialect`).
 
 mod anthropic;
 mod gemini;
