@@ -207,9 +207,9 @@ pub mod search {
     #[cfg(feature = "embed")]
     pub use toolwright_core::search::BertEmbedder;
     pub use toolwright_core::search::{
-        EmbedError, Embedder, LoadedTools, SEARCH_TOOLS, SearchHit, SemanticSearch, ToolSearch,
-        ToolVectors,
+        EmbedError, Embedder, SearchHit, SemanticSearch, ToolVectors,
     };
+    pub use toolwright_core::tool_search::{LoadedTools, SEARCH_TOOLS, ToolSearch};
 }
 
 // The macros' documentation (the attribute reference) is on the macros themselves, in

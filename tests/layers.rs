@@ -57,6 +57,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("judging what a model reads", &["lint"]),
     ("search", &["search"]),
     ("the registry: tools and settings", &["registry"]),
+    (
+        "what plugs into the registry: its search and deferred loading",
+        &["tool_search"],
+    ),
     ("the call pipeline", &["dispatch"]),
     ("measuring which tool a request picks", &["eval"]),
     (

@@ -214,6 +214,19 @@ fn bad_input_on_stdio_gets_its_error_and_the_server_keeps_serving() {
     assert_eq!(reply["error"]["code"], -32602, "{reply}");
     assert_eq!(reply["error"]["data"]["error"], "unknown_tool", "{reply}");
     assert_still_serving(&mut server, 14);
+
+    // A message over the registry's argument limit whose arguments are within it (2 MiB
+    // of `_meta`): the limit is on the arguments, so the call runs.
+    let reply = server.request(
+        15,
+        "tools/call",
+        json!({
+            "name": "convert_temperature",
+            "arguments": {"value": 100, "from": "celsius", "to": "fahrenheit"},
+            "_meta": {"padding": "x".repeat(2 << 20)},
+        }),
+    );
+    assert_eq!(reply["result"]["content"][0]["text"], "212.0", "{reply}");
 }
 
 #[test]

@@ -66,6 +66,11 @@ pub struct ToolCall {
     /// `function_call_output` names it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub program: Option<String>,
+    /// The length of the message the call was read from, when it was read from bytes
+    /// (an MCP request): its arguments are no longer, so a message within the
+    /// registry's limit spares counting the arguments parsed from it.
+    #[serde(skip)]
+    pub(crate) sent_in_bytes: Option<usize>,
 }
 
 /// A call's arguments as they arrived: raw JSON text (OpenAI) or a parsed value
@@ -156,6 +161,7 @@ impl ToolCall {
             origin: None,
             via: crate::spec::Via::Model,
             program: None,
+            sent_in_bytes: None,
         }
     }
 

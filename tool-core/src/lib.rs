@@ -64,6 +64,8 @@ pub mod stubs;
 pub mod telemetry;
 mod timer;
 mod tool;
+#[cfg(feature = "search")]
+pub mod tool_search;
 pub mod validate;
 
 #[doc(hidden)]
@@ -87,3 +89,15 @@ pub use telemetry::Telemetry;
 pub use tool::{
     Arguments, CallInfo, IntoToolOutput, Prepared, Tool, ToolFuture, ToolOutcome, ToolOutput,
 };
+
+/// The extensions every registry starts with, as the features build them (search's index,
+/// which answers [`Registry::search`] with no configuration). The one place that names
+/// them: the registry holds a list and knows none.
+#[allow(clippy::vec_init_then_push)] // a push a feature
+fn standing_extensions() -> Vec<Box<dyn registry::extension::Extension>> {
+    #[allow(unused_mut)]
+    let mut standing: Vec<Box<dyn registry::extension::Extension>> = Vec::new();
+    #[cfg(feature = "search")]
+    standing.push(Box::new(tool_search::Search::default()));
+    standing
+}

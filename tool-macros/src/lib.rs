@@ -7,6 +7,7 @@
 mod ast;
 mod attr;
 mod check;
+mod codegen;
 mod derive;
 mod docs;
 mod errors;

@@ -36,7 +36,8 @@ use crate::call::ToolCall;
 use crate::context::Context;
 use crate::effect::Effect;
 use crate::error::ToolError;
-use crate::registry::{Building, BuiltIn, Extension, Registry, Resumption};
+use crate::registry::Registry;
+use crate::registry::extension::{Building, BuiltIn, Extension, Resumption};
 use crate::spec::{ToolSpec, Via};
 use crate::stubs::Stubs;
 use crate::tool::{Arguments, Prepared, Tool, ToolFuture};
@@ -230,7 +231,7 @@ impl Extension for Code {
         "RegistryBuilder::with_code_mode"
     }
 
-    fn build(&mut self, building: &mut Building<'_>) -> BuiltIn {
+    fn build(&mut self, building: &mut Building<'_>) -> Option<BuiltIn> {
         let offered: Vec<&ToolSpec> = (building.specs.iter().copied())
             .filter(|spec| spec.offered_via(Via::Code))
             .collect();
@@ -244,12 +245,12 @@ impl Extension for Code {
             spec: spec_of(&self.mode, &self.stubs, effect),
             validator: Box::leak(Box::default()),
         };
-        BuiltIn {
+        Some(BuiltIn {
             tool: Arc::new(tool),
             settings: crate::ToolSettings::new()
                 .policy(crate::policy::AllowAll)
                 .timeout(self.mode.limits.wall_time),
-        }
+        })
     }
 
     fn run<'a>(

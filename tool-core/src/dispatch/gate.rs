@@ -9,14 +9,15 @@ use serde_json::Value;
 use super::Notes;
 use super::claim::ClaimKey;
 use crate::approval::{ApprovalTicket, digest};
-use crate::call::{CallArguments, DryRun, DryRunVerdict, ToolCall};
+use crate::arguments::AsRead;
+use crate::call::{DryRun, DryRunVerdict, ToolCall};
 use crate::context::Context;
 use crate::effect::Effect;
 use crate::error::{ErrorKind, ToolError};
 use crate::policy::{Caller, Decision, PolicyRequest, missing_scopes};
 use crate::registry::{Entry, Registry};
 use crate::spec::Via;
-use crate::tool::{Arguments, Prepared, Tool};
+use crate::tool::{Prepared, Tool};
 
 impl Registry {
     /// Every check a call goes through before it runs: lookup, arguments, effect,
@@ -47,7 +48,7 @@ impl Registry {
             self.check_caller(call, &read, effect, caller, notes, gate)
         )?;
         let claim = read.spec.needs_idempotency_key(effect).then(|| {
-            let arguments = arguments_value(call, read.normalized.as_deref());
+            let arguments = read.arguments.to_value(call);
             ClaimKey::for_call(&read.spec.name, call, caller, &arguments)
         });
         Ok(Admitted {
@@ -75,9 +76,9 @@ impl Registry {
             tool,
             spec,
             prepared,
-            normalized,
+            arguments: read_arguments,
         } = read;
-        let (tool, spec, normalized) = (*tool, *spec, normalized.as_deref());
+        let (tool, spec) = (*tool, *spec);
         // Scopes are the caller's credentials: checked on every path, approved or not.
         check_scopes(spec, caller).inspect_err(|_| {
             crate::telemetry::record(&notes.span, "toolwright.policy.decision", "deny");
@@ -85,14 +86,10 @@ impl Registry {
         if gate == Gate::Approved {
             return Ok(());
         }
-        let arguments = match normalized {
-            Some(value) => Arguments::Value(value),
-            None => call.arguments.as_arguments(),
-        };
         let request = PolicyRequest {
             tool: spec,
             effect,
-            arguments,
+            arguments: read_arguments.arguments(call),
             caller,
             call_id: &call.id,
         };
@@ -107,7 +104,7 @@ impl Registry {
             return Ok(());
         };
         crate::telemetry::record(&notes.span, "toolwright.approval.asked", true);
-        let arguments = arguments_value(call, normalized);
+        let arguments = read_arguments.to_value(call);
         let ticket = self.issue_ticket(call, &spec.name, arguments, &reason, caller);
         notes.ticket = Some(Box::new(ticket));
         Err(ToolError::new(ErrorKind::AwaitingApproval, format!("'{}' needs a person's approval: {reason}", spec.name))
@@ -154,13 +151,7 @@ impl Registry {
                     .tool
                     .describe_call(&admitted.read.prepared)
                     .unwrap_or_else(|| {
-                        let arguments = admitted.read.normalized.as_deref().map_or_else(
-                            || match &call.arguments {
-                                CallArguments::Json(json) => json.clone(),
-                                CallArguments::Value(value) => value.to_string(),
-                            },
-                            Value::to_string,
-                        );
+                        let arguments = admitted.read.arguments.to_text(call);
                         format!("would call '{}' with {arguments}", call.name)
                     });
                 DryRunVerdict::WouldRun { description }
@@ -230,13 +221,13 @@ impl Registry {
             max_bytes: self.settings.max_argument_bytes,
             repair: self.settings.repair,
         };
-        let (prepared, normalized) = crate::arguments::read(tool, spec, call, limits, repairs)?;
+        let (prepared, arguments) = crate::arguments::read(tool, spec, call, limits, repairs)?;
         Ok(ReadCall {
             entry,
             tool,
             spec,
             prepared,
-            normalized,
+            arguments,
         })
     }
 }
@@ -248,8 +239,8 @@ pub(super) struct ReadCall<'r> {
     /// The tool's spec (asked of the tool once per call).
     pub(super) spec: &'r crate::spec::ToolSpec,
     pub(super) prepared: Prepared,
-    /// The arguments as read, when repairs or decoding changed them.
-    pub(super) normalized: Option<Box<Value>>,
+    /// The arguments as read.
+    pub(super) arguments: AsRead,
 }
 
 /// How much of the gate a call goes through.
@@ -307,16 +298,6 @@ fn check_scopes(spec: &crate::spec::ToolSpec, caller: Option<&Caller>) -> Result
         false,
         "ask the user to grant the scope; calling again will not help until then",
     ))
-}
-
-/// The call's arguments as a JSON value: as read (after repairs), or as they arrived.
-pub(super) fn arguments_value(call: &ToolCall, normalized: Option<&Value>) -> Value {
-    normalized
-        .cloned()
-        .unwrap_or_else(|| match &call.arguments {
-            CallArguments::Value(value) => value.clone(),
-            CallArguments::Json(json) => serde_json::from_str(json).unwrap_or(Value::Null),
-        })
 }
 
 /// Seconds since the Unix epoch.

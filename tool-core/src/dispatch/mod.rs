@@ -118,7 +118,7 @@ impl Registry {
             && entry.builtin.is_none()
         {
             let caller = ctx.get::<crate::policy::Caller>();
-            let arguments = gate::arguments_value(call, None);
+            let arguments = crate::arguments::AsRead::SENT.to_value(call);
             let ticket = self.issue_ticket(
                 call,
                 &entry.tool.spec().name,

@@ -8,6 +8,7 @@ use futures_util::FutureExt as _;
 use super::claim::Held;
 use super::gate::{Admitted, ReadCall};
 use super::{Notes, Run};
+use crate::arguments::AsRead;
 use crate::call::ToolCall;
 use crate::context::Context;
 use crate::effect::Effect;
@@ -15,7 +16,7 @@ use crate::error::ErrorKind;
 use crate::error::panicked;
 use crate::event::Event;
 use crate::registry::{Entry, Registry};
-use crate::tool::{Arguments, CallInfo, Prepared, ToolFuture, ToolOutcome};
+use crate::tool::{CallInfo, Prepared, ToolFuture, ToolOutcome};
 
 impl Registry {
     /// Runs an admitted call. A call with side effects that must not happen twice claims
@@ -87,7 +88,7 @@ impl Registry {
                     entry,
                     spec,
                     prepared,
-                    normalized,
+                    arguments,
                     ..
                 },
             effect,
@@ -117,7 +118,7 @@ impl Registry {
         match run.into_ready() {
             Ok(outcome) if settled => Run::Finished(self.finished(call, outcome)),
             run => Run::Running(self.keep_running(
-                ctx, call, info, entry, normalized, run, retry, span, run_span,
+                ctx, call, info, entry, arguments, run, retry, span, run_span,
             )),
         }
     }
@@ -131,7 +132,7 @@ impl Registry {
         call: &'a ToolCall,
         info: CallInfo<'a>,
         entry: &'a Entry,
-        normalized: Option<Box<serde_json::Value>>,
+        arguments: AsRead,
         run: Result<ToolOutcome, ToolFuture<'a>>,
         retry: Option<crate::registry::Retry>,
         span: &tracing::Span,
@@ -145,10 +146,7 @@ impl Registry {
                     Err(running) => wait(entry, running).await,
                 };
                 if let Some(retry) = retry {
-                    let arguments = match normalized.as_deref() {
-                        Some(value) => Arguments::Value(value),
-                        None => call.arguments.as_arguments(),
-                    };
+                    let arguments = arguments.arguments(call);
                     let mut attempt = 1;
                     while attempt < retry.attempts && is_retryable(&outcome) {
                         // On toolwright's own timer: the backoff holds in any executor.

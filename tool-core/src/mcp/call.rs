@@ -11,6 +11,7 @@ use rmcp::service::{RequestContext, RoleServer};
 
 use serde_json::{Map, Value};
 
+use super::messages::MessageBytes;
 use super::{IDEMPOTENCY_KEY_META, McpServer, RESUME_METHOD, approval, lock, logging, results};
 use crate::call::ToolCall;
 use crate::context::Context;
@@ -100,7 +101,8 @@ impl McpServer {
         };
         let ask = self.client_approval && approval::can_ask(&context);
         let arguments = request.arguments.unwrap_or_default();
-        let call = tool_call(id, request.name.into_owned(), arguments, key, &self.session);
+        let mut call = tool_call(id, request.name.into_owned(), arguments, key, &self.session);
+        call.sent_in_bytes = message_bytes(&context);
         let work = async {
             match resumed {
                 Some((ticket, decision)) => self.registry.resume(ctx, &ticket, decision).await,
@@ -258,6 +260,17 @@ pub(super) fn caller_context(
     caller: Option<&crate::policy::Caller>,
 ) -> Option<Context> {
     caller.map(|caller| Context::over(server.clone()).with(caller.clone()))
+}
+
+/// The length of the message `request` came in ([`MessageBytes`]), on either transport.
+pub(super) fn message_bytes(request: &RequestContext<RoleServer>) -> Option<usize> {
+    let bytes = request.extensions.get::<MessageBytes>();
+    #[cfg(feature = "mcp-http")]
+    let bytes = bytes.or_else(|| {
+        let parts = request.extensions.get::<hyper::http::request::Parts>()?;
+        parts.extensions.get::<MessageBytes>()
+    });
+    bytes.map(|bytes| bytes.0)
 }
 
 /// The value of the HTTP header `name` of the request `request` came in, when it came

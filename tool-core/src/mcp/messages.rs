@@ -13,6 +13,12 @@ use crate::validate::json::{show, type_name};
 /// within it but over the registry's argument limit get an `invalid_arguments` result.
 pub(crate) const MAX_MESSAGE_BYTES: usize = 16 << 20;
 
+/// The length in bytes of the message a request came in, kept in the request's
+/// extensions (over HTTP, in its `Parts`'): a call's arguments are no longer, so the
+/// registry checks them against its limit at the bytes instead of counting them again.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MessageBytes(pub(crate) usize);
+
 pub(super) fn too_large() -> ErrorData {
     ErrorData::invalid_request(
         format!("Invalid request: the message is larger than {MAX_MESSAGE_BYTES} bytes"),

@@ -7,14 +7,14 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::ServiceExt as _;
-use rmcp::model::ServerJsonRpcMessage;
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions as _, ServerJsonRpcMessage};
 use serde_json::Value;
 use tokio::io::{
     AsyncBufRead, AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader,
 };
 
 use super::McpServer;
-use super::messages::{MAX_MESSAGE_BYTES, error_reply, read_message, too_large};
+use super::messages::{MAX_MESSAGE_BYTES, MessageBytes, error_reply, read_message, too_large};
 
 impl McpServer {
     /// Serves on standard input and output until the client closes standard input.
@@ -62,7 +62,13 @@ impl McpServer {
                         Ok(Line::TooLong) => Some(error_reply(Value::Null, too_large())),
                         Ok(Line::Complete(line)) if line.trim_ascii().is_empty() => None,
                         Ok(Line::Complete(line)) => match read_message(&line) {
-                            Ok(message) => return Some((message, (input, output))),
+                            Ok(mut message) => {
+                                if let ClientJsonRpcMessage::Request(request) = &mut message {
+                                    let bytes = MessageBytes(line.len());
+                                    request.request.extensions_mut().insert(bytes);
+                                }
+                                return Some((message, (input, output)));
+                            }
                             Err(reply) => reply,
                         },
                     };

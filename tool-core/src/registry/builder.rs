@@ -50,9 +50,8 @@ pub struct RegistryBuilder {
     per_tool: Vec<(String, ToolSettings)>,
     toggles: bool,
     errors: Vec<RegistryError>,
-    #[cfg(feature = "search")]
-    semantic: Option<crate::search::SemanticSearch>,
-    /// The extensions added, whose built-in tools are made at `build` over the tools
+    /// The extensions: the ones every registry holds (`crate::standing_extensions`),
+    /// then the ones added; their built-in tools are made at `build` over the tools
     /// added ([`Extension::build`]).
     extensions: Vec<Box<dyn Extension>>,
 }
@@ -81,9 +80,7 @@ impl RegistryBuilder {
             per_tool: Vec::new(),
             toggles: false,
             errors: Vec::new(),
-            #[cfg(feature = "search")]
-            semantic: None,
-            extensions: Vec::new(),
+            extensions: crate::standing_extensions(),
         }
     }
 
@@ -330,7 +327,11 @@ impl RegistryBuilder {
         self
     }
 
-    /// Sets the largest arguments accepted, in bytes of JSON (default 1 MiB).
+    /// Sets the largest arguments accepted, in bytes of JSON (default 1 MiB): the bytes
+    /// as sent, where they came as text (OpenAI's arguments, an MCP request: a message
+    /// within the limit is not measured again); parsed ones (Anthropic, Gemini) are
+    /// counted as compact JSON, stopping at the limit. Larger ones are an
+    /// `invalid_arguments` result the model can read, before anything else is done.
     pub fn with_max_argument_bytes(mut self, bytes: usize) -> Self {
         self.settings.max_argument_bytes = bytes;
         self
@@ -361,34 +362,28 @@ impl RegistryBuilder {
         self
     }
 
-    /// Defers the registry's tools behind the built-in `search_tools` (read-only): the
-    /// model is shown it and the tools `search` always loads; a search returns the best
-    /// matches (ranked as [`Registry::search`] ranks: by meaning too under
-    /// [`RegistryBuilder::with_semantic_search`]) as definitions in the search's dialect,
-    /// or Anthropic `tool_reference` blocks, and they become listed and callable for the
-    /// conversation
-    /// ([`LoadedTools`](crate::search::LoadedTools)). An always-loaded name that is not a
-    /// tool, or a tool already named `search_tools`, is an error `build` reports.
-    #[cfg(feature = "search")]
-    pub fn with_tool_search(self, search: crate::search::ToolSearch) -> Self {
-        self.with_extension(Box::new(super::search::SearchTools::new(search)))
-    }
-
-    /// Ranks searches by meaning as well as words ([`Registry::search`], `search_tools`):
-    /// the fusion of BM25F and the cosine of `search`'s embedder, which finds "book a
-    /// table" in `reserve_restaurant`. The tools are embedded at the first search, or
-    /// come from the vectors `search` was given.
-    #[cfg(feature = "search")]
-    pub fn with_semantic_search(mut self, search: crate::search::SemanticSearch) -> Self {
-        self.semantic = Some(search);
-        self
-    }
-
     /// Adds an extension; its built-in tool is made at `build`.
-    #[cfg_attr(not(any(feature = "code", feature = "search")), allow(dead_code))]
+    #[allow(dead_code)] // called by the extensions the features build
     pub(crate) fn with_extension(mut self, extension: Box<dyn Extension>) -> Self {
         self.extensions.push(extension);
         self
+    }
+
+    /// The extension of type `E`, added now if the builder has none: its module's
+    /// builder methods configure it.
+    #[allow(dead_code)] // called by the extensions the features build
+    pub(crate) fn extension_mut<E: Extension + Default>(&mut self) -> &mut E {
+        let held = self.extensions.iter().position(|extension| {
+            let any: &dyn std::any::Any = &**extension;
+            any.is::<E>()
+        });
+        let index = held.unwrap_or_else(|| {
+            self.extensions.push(Box::new(E::default()));
+            self.extensions.len() - 1
+        });
+        let any: &mut dyn std::any::Any = &mut *self.extensions[index];
+        any.downcast_mut::<E>()
+            .expect("the extension found by its type")
     }
 
     /// The registry, or every problem its configuration has.
@@ -417,7 +412,7 @@ impl RegistryBuilder {
         if !self.errors.is_empty() {
             return Err(RegistryErrors(self.errors));
         }
-        let code_only = self.tools.iter().any(|pending| {
+        let programs_only = self.tools.iter().any(|pending| {
             let spec = pending.tool.spec();
             spec.callers.resolved(spec.effect) == crate::spec::Callers::Code
         });
@@ -440,10 +435,8 @@ impl RegistryBuilder {
             switches,
             settings: self.settings,
             rendered: Default::default(),
-            #[cfg(feature = "search")]
-            search_index: super::search::Cached::new(self.semantic),
             extensions,
-            code_only,
+            programs_only,
         })
     }
 
@@ -509,6 +502,7 @@ impl RegistryBuilder {
                 (built, building.errors)
             };
             self.errors.extend(errors);
+            let Some(built) = built else { continue };
             let origin = extension.origin();
             let name = built.tool.spec().name.clone();
             if let Some(&existing) = self.by_name.get(&name) {

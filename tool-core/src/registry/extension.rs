@@ -1,8 +1,10 @@
 //! Extensions: capabilities that plug into a registry as values, through this one trait
 //! (search's `search_tools` and its deferred loading, code mode's `run_code`). The
-//! registry holds them as a list and asks each what it adds (a built-in tool, made at
-//! `build` from the tools' specs), runs that tool through it (the run reads the
-//! registry, which no [`Tool`] can hold), and asks it about what only it knows: the
+//! registry holds them as a list (the ones every registry holds, from
+//! `crate::standing_extensions`, then the ones added) and asks each what it adds (a
+//! built-in tool, made at `build` from the tools' specs), runs that tool through it (the
+//! run reads the registry, which no [`Tool`] can hold), and asks it about what only it
+//! knows: the
 //! tickets it issues and resumes, the tickets its runs leave for their calls' results,
 //! which tools a caller may call and how they are listed. It names none of them.
 
@@ -54,13 +56,13 @@ pub(crate) struct BuiltIn {
 
 /// A capability held by a registry as a value. Every method but `origin`, `build` and
 /// `run` has a default that leaves the registry as it would be without the extension.
-pub(crate) trait Extension: Send + Sync + 'static {
+pub(crate) trait Extension: std::any::Any + Send + Sync {
     /// The builder method that added it, named in errors ("RegistryBuilder::with_code_mode").
     fn origin(&self) -> &'static str;
 
-    /// At `build`, once: the built-in tool it adds, made from the tools added; what is
-    /// wrong with them for it goes into `building.errors`.
-    fn build(&mut self, building: &mut Building<'_>) -> BuiltIn;
+    /// At `build`, once: the built-in tool it adds (if it adds one), made from the tools
+    /// added; what is wrong with them for it goes into `building.errors`.
+    fn build(&mut self, building: &mut Building<'_>) -> Option<BuiltIn>;
 
     /// Runs a call of its built-in tool.
     fn run<'a>(

@@ -1,20 +1,18 @@
 //! `Registry`: the table of tools an agent offers, each entry with its settings
 //! resolved, built once (`builder.rs`) and then served. What each caller is offered
 //! (visibility, lookup, suggestions) is in `offered.rs`; turning tools off and on in
-//! `enabled.rs`; the definitions each dialect is sent in `definitions.rs`; the search
-//! and deferred loading in `search.rs` (feature `search`); settings in `settings.rs`;
-//! toolsets in `toolset.rs`; the trait extensions plug in through in `extension.rs`. The
-//! call pipeline on top of it is `crate::dispatch`.
+//! `enabled.rs`; the definitions each dialect is sent in `definitions.rs`; settings in
+//! `settings.rs`; toolsets in `toolset.rs`; the trait extensions plug in through in
+//! `extension.rs` (search and code mode are extensions, above this module, and the
+//! registry knows neither). The call pipeline on top of it is `crate::dispatch`.
 
 mod builder;
 mod definitions;
 mod enabled;
 mod errors;
-mod extension;
+pub(crate) mod extension;
 mod lint;
 mod offered;
-#[cfg(feature = "search")]
-mod search;
 mod settings;
 mod toolset;
 
@@ -29,8 +27,7 @@ use crate::spec::ToolSpec;
 use crate::tool::Tool;
 pub use builder::RegistryBuilder;
 pub use errors::{RegistryError, RegistryErrors};
-#[cfg_attr(not(feature = "code"), allow(unused_imports))]
-pub(crate) use extension::{Building, BuiltIn, Extension, Resumption};
+use extension::{Building, Extension};
 
 pub(crate) use settings::{Resolved, Settings};
 pub use settings::{Retry, ToolSettings};
@@ -60,14 +57,14 @@ pub struct Registry {
     pub(crate) settings: Settings,
     /// Definitions rendered once per dialect (specs do not change once built).
     rendered: definitions::Rendered,
-    /// The search index, built at the first search.
-    #[cfg(feature = "search")]
-    search_index: search::Cached,
     /// The extensions (`RegistryBuilder::with_tool_search`, `with_code_mode`, ...), in the
     /// order they were added; an entry's `builtin` indexes them.
     extensions: Vec<Box<dyn Extension>>,
-    /// Whether some tool is offered only to programs (not listed to the model).
-    code_only: bool,
+    /// Whether some tool's contract offers it to programs only
+    /// ([`Callers::Code`](crate::spec::Callers::Code): `run_code`'s, or the provider's
+    /// hosted code where the tool declares `hosted_code`), so it is not listed as a tool
+    /// of the model's own. A fact of the specs, read by every listing; no extension's.
+    programs_only: bool,
 }
 
 /// One registered tool and what its calls go through, resolved when the registry was
@@ -124,7 +121,6 @@ impl Registry {
     }
 
     /// The entry registered `index`-th.
-    #[cfg(feature = "search")]
     pub(crate) fn entry_at(&self, index: usize) -> &Entry {
         &self.entries[index]
     }
@@ -196,6 +192,15 @@ impl Registry {
     /// The extensions, in the order they were added.
     pub(crate) fn extensions(&self) -> impl Iterator<Item = &dyn Extension> {
         self.extensions.iter().map(|extension| &**extension)
+    }
+
+    /// The extension of type `E`, for the module that defines it.
+    #[allow(dead_code)] // read by the extensions the features build
+    pub(crate) fn extension<E: Extension>(&self) -> Option<&E> {
+        self.extensions().find_map(|extension| {
+            let any: &dyn std::any::Any = extension;
+            any.downcast_ref::<E>()
+        })
     }
 
     /// The error for a name the registry lacks, naming the closest one.

@@ -22,7 +22,7 @@ impl Registry {
     pub(crate) fn filters(&self) -> bool {
         self.has_visibility()
             || self.switches.any_off()
-            || self.code_only
+            || self.programs_only
             || self.extensions().any(|extension| extension.filters())
     }
 
@@ -36,7 +36,7 @@ impl Registry {
         let offered = self
             .by_name
             .iter()
-            .filter(|&(_, &index)| self.offered(ctx, self.entries[index].tool.spec()))
+            .filter(|&(_, &index)| self.offered(ctx, self.entry_at(index).tool.spec()))
             .map(|(candidate, _)| candidate.as_str());
         crate::similarity::closest_first(name, offered)
     }
@@ -82,7 +82,7 @@ impl Registry {
         // A tool offered only to programs is in `run_code`'s stubs, or listed for the
         // provider's own code where it has some and the tool declares `hosted_code`;
         // never a tool of the model's own.
-        if self.code_only
+        if self.programs_only
             && spec.callers.resolved(spec.effect) == crate::spec::Callers::Code
             && !(spec.hosted_code && dialect.facts().hosted_code)
         {

@@ -1,10 +1,11 @@
 //! Tool search for large catalogs (feature `search`): the index that ranks tools for a
-//! query by BM25F over their names, descriptions and argument docs (`index.rs`), and
-//! deferred loading behind `search_tools` (`deferred.rs`). Beside the words, a search can
-//! rank by meaning: an [`Embedder`] (`embedder.rs`) gives each tool a vector, kept
-//! between processes as [`ToolVectors`] (`vectors.rs`), and the ranking by cosine is
-//! fused with BM25F's (`semantic.rs`); `bert.rs` is a local embedder (feature `embed`).
-//! The registry keeps all of it and answers `Registry::search` (`registry/search.rs`).
+//! query by BM25F over their names, descriptions and argument docs (`index.rs`). Beside
+//! the words, a search can rank by meaning: an [`Embedder`] (`embedder.rs`) gives each
+//! tool a vector, kept between processes as [`ToolVectors`] (`vectors.rs`), and the
+//! ranking by cosine is fused with BM25F's (`semantic.rs`); `bert.rs` is a local
+//! embedder (feature `embed`).
+//! None of it knows a registry: `crate::tool_search` keeps it for one, answers
+//! `Registry::search` and defers loading behind `search_tools`.
 //!
 //! The scorer is this crate's own (`index.rs`), with Snowball stemming from
 //! `rust-stemmers`: the `bm25` crate scores one text per document (no field weights) and
@@ -14,7 +15,6 @@
 
 #[cfg(feature = "embed")]
 mod bert;
-mod deferred;
 mod embedder;
 mod index;
 mod semantic;
@@ -23,8 +23,6 @@ mod vectors;
 
 #[cfg(feature = "embed")]
 pub use bert::BertEmbedder;
-pub(crate) use deferred::{Deferred, SearchArgs};
-pub use deferred::{LoadedTools, SEARCH_TOOLS, ToolSearch};
 pub use embedder::{EmbedError, Embedder};
 pub(crate) use index::SearchIndex;
 pub(crate) use semantic::Semantic;

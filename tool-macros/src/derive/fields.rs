@@ -7,9 +7,9 @@ use syn::spanned::Spanned;
 
 use crate::attr::parse_param_attrs;
 use crate::check::{NameSource, check_constraints, check_wire_names};
+use crate::codegen::{SchemaSource, constraint_check, keyword_tokens};
 use crate::docs;
 use crate::errors::Errors;
-use crate::expand::{SchemaSource, constraint_check, keyword_tokens};
 
 /// The object schema of named fields, as serde reads them: renamed, skipped fields left
 /// out, defaulted and `Option` fields not required, flattened fields merged in.

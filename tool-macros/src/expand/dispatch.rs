@@ -9,7 +9,8 @@ use syn::Type;
 use syn::spanned::Spanned;
 
 use crate::ast::{Output, Receiver, ToolFn};
-use crate::expand::schema::{constraint_check, default_fn_name};
+use crate::codegen::constraint_check;
+use crate::expand::schema::default_fn_name;
 
 /// Items beside the `Tool` impl (the arguments struct and its check), and the impl's
 /// methods.

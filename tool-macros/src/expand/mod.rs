@@ -6,7 +6,6 @@ mod fallback;
 mod schema;
 mod toolset;
 
-pub use schema::{SchemaSource, constraint_check, keyword_tokens};
 pub use toolset::expand_toolset;
 
 use proc_macro2::TokenStream;

@@ -40,6 +40,8 @@ pub(super) struct DirectCall<'a> {
     name: Cow<'a, str>,
     arguments: Map<String, Value>,
     meta: Map<String, Value>,
+    /// The length of the body it came in.
+    bytes: usize,
 }
 
 #[derive(Deserialize)]
@@ -127,6 +129,7 @@ fn read_plain<'a>(
         name,
         arguments: arguments.unwrap_or_default(),
         meta,
+        bytes: body.len(),
     })
 }
 
@@ -182,6 +185,7 @@ pub(super) async fn answer(
         name,
         arguments,
         meta,
+        bytes,
     } = call;
     // Each stateless request is a session of its own (see `McpServer::new_session`).
     let session = crate::approval::random_id();
@@ -189,7 +193,8 @@ pub(super) async fn answer(
     let span = trace::request_span(&session, &name, || request_id(&id), &meta, &header);
     // Read as a string already (`read_plain`): a key of another type goes to rmcp's path.
     let key = call::idempotency_key(meta.get(IDEMPOTENCY_KEY_META)).unwrap_or_default();
-    let call = call::tool_call(request_id(&id), name.into_owned(), arguments, key, &session);
+    let mut call = call::tool_call(request_id(&id), name.into_owned(), arguments, key, &session);
+    call.sent_in_bytes = Some(bytes);
     let dispatch = shared.registry.dispatch(ctx, call);
     let result = Box::pin(dispatch.instrument(span.clone())).await;
     let message = match results::render(&result) {

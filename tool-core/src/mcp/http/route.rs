@@ -22,7 +22,7 @@ use super::responses::{json_bytes, json_response, plain};
 use super::{Body, HTTP_PATH, Shared};
 use crate::mcp::auth::{AuthError, ResourceServer, WELL_KNOWN, bearer_token};
 use crate::mcp::messages::{
-    MAX_MESSAGE_BYTES, called_tool, error_reply, read_message, request_id, too_large,
+    MAX_MESSAGE_BYTES, MessageBytes, called_tool, error_reply, read_message, request_id, too_large,
 };
 use crate::policy::Caller;
 
@@ -96,7 +96,11 @@ pub(super) async fn route(
     )
     .await
     {
-        Ok(Ok(body)) => body.to_bytes(),
+        Ok(Ok(body)) => {
+            let body = body.to_bytes();
+            parts.extensions.insert(MessageBytes(body.len()));
+            body
+        }
         Ok(Err(_)) => {
             let reply = error_reply(Value::Null, too_large());
             return hold(

@@ -1,34 +1,56 @@
-//! The registry's search: `Registry::search` over the index it keeps, and the run of
-//! the built-in `search_tools`, which loads what it finds for the conversation.
+//! The search extension every registry holds under feature `search`: the index, built at
+//! the first search, and the search by meaning ([`Registry::search`]); with
+//! [`ToolSearch`], deferred loading and the run of `search_tools`, which loads what it
+//! finds for the conversation. The builder methods that configure it are here too.
 
 use std::sync::{Arc, OnceLock};
 
 use serde_json::json;
 
-use super::{Building, BuiltIn, Extension, Registry};
+use super::deferred::{Deferred, LoadedTools, SEARCH_TOOLS, SearchArgs, ToolSearch};
 use crate::content::ContentBlock;
 use crate::context::Context;
 use crate::dialect::Dialect;
 use crate::error::ToolError;
 use crate::provider::Listing;
-use crate::search::{
-    Deferred, EmbedError, LoadedTools, SEARCH_TOOLS, SearchArgs, SearchHit, SearchIndex, Semantic,
-    SemanticSearch, ToolSearch, ToolVectors,
-};
+use crate::registry::extension::{Building, BuiltIn, Extension};
+use crate::registry::{Registry, RegistryBuilder, ToolSettings};
+use crate::search::{EmbedError, SearchHit, SearchIndex, Semantic, SemanticSearch, ToolVectors};
 use crate::tool::{Prepared, ToolFuture, ToolOutput};
 
-/// A registry's index, built at the first search, and its search by meaning.
-pub(super) struct Cached {
+/// A registry's search: its index, built at the first search, its search by meaning,
+/// and the deferral behind `search_tools` when the registry has one.
+#[derive(Default)]
+pub(crate) struct Search {
     lexical: OnceLock<Arc<SearchIndex>>,
     semantic: Option<Semantic>,
+    /// What `with_tool_search` asked for, until `build`.
+    tool_search: Option<ToolSearch>,
+    /// The deferral, made at `build`.
+    deferred: Option<Deferred>,
 }
 
-impl Cached {
-    pub(super) fn new(semantic: Option<SemanticSearch>) -> Self {
-        Self {
-            lexical: OnceLock::new(),
-            semantic: semantic.map(Semantic::new),
-        }
+impl RegistryBuilder {
+    /// Defers the registry's tools behind the built-in `search_tools` (read-only): the
+    /// model is shown it and the tools `search` always loads; a search returns the best
+    /// matches (ranked as [`Registry::search`] ranks: by meaning too under
+    /// [`RegistryBuilder::with_semantic_search`]) as definitions in the search's dialect,
+    /// or Anthropic `tool_reference` blocks, and they become listed and callable for the
+    /// conversation ([`LoadedTools`]). An always-loaded name that is not a tool, or a
+    /// tool already named `search_tools`, is an error `build` reports. A second call
+    /// replaces the first.
+    pub fn with_tool_search(mut self, search: ToolSearch) -> Self {
+        self.extension_mut::<Search>().tool_search = Some(search);
+        self
+    }
+
+    /// Ranks searches by meaning as well as words ([`Registry::search`], `search_tools`):
+    /// the fusion of BM25F and the cosine of `search`'s embedder, which finds "book a
+    /// table" in `reserve_restaurant`. The tools are embedded at the first search, or
+    /// come from the vectors `search` was given.
+    pub fn with_semantic_search(mut self, search: SemanticSearch) -> Self {
+        self.extension_mut::<Search>().semantic = Some(Semantic::new(search));
+        self
     }
 }
 
@@ -75,7 +97,7 @@ impl Registry {
     /// next process, which then embeds nothing at start-up. An error when the registry
     /// has no semantic search or its embedder failed.
     pub fn tool_vectors(&self) -> Result<ToolVectors, EmbedError> {
-        let Some(semantic) = &self.search_index.semantic else {
+        let Some(semantic) = &self.search_extension().semantic else {
             return Err(EmbedError::new(
                 "the registry has no semantic search (RegistryBuilder::with_semantic_search)",
             ));
@@ -86,14 +108,20 @@ impl Registry {
         }
     }
 
+    /// The search extension every registry holds under feature `search`.
+    fn search_extension(&self) -> &Search {
+        self.extension::<Search>()
+            .expect("every registry holds the search extension (crate::standing_extensions)")
+    }
+
     fn search_where(&self, query: &str, limit: usize, ctx: Option<&Context>) -> Vec<SearchHit<'_>> {
-        let index = self
-            .search_index
+        let search = self.search_extension();
+        let index = search
             .lexical
             .get_or_init(|| Arc::new(SearchIndex::build(self.specs())));
         let filters = ctx.is_some() || self.filters();
         let admit = |tool| !filters || self.visible(ctx, self.entry_at(tool).tool.spec());
-        let semantic = self.search_index.semantic.as_ref();
+        let semantic = search.semantic.as_ref();
         let depth = if semantic.is_some() {
             limit.max(100)
         } else {
@@ -116,38 +144,22 @@ impl Registry {
     }
 }
 
-/// Deferred loading behind `search_tools` (`RegistryBuilder::with_tool_search`), as an
-/// extension: the built-in tool, what each caller may call and how it is listed.
-pub(super) struct SearchTools {
-    search: ToolSearch,
-    /// The deferral, made at `build`.
-    deferred: Option<Deferred>,
-}
-
-impl SearchTools {
-    pub(super) fn new(search: ToolSearch) -> Self {
-        Self {
-            search,
-            deferred: None,
-        }
-    }
-}
-
-impl Extension for SearchTools {
+impl Extension for Search {
     fn origin(&self) -> &'static str {
         "RegistryBuilder::with_tool_search"
     }
 
-    fn build(&mut self, building: &mut Building<'_>) -> BuiltIn {
-        for name in self.search.loaded_up_front() {
+    fn build(&mut self, building: &mut Building<'_>) -> Option<BuiltIn> {
+        let search = self.tool_search.take()?;
+        for name in search.loaded_up_front() {
             building.require(name);
         }
-        let (tool, deferred) = Deferred::new(self.search.clone());
+        let (tool, deferred) = Deferred::new(search);
         self.deferred = Some(deferred);
-        BuiltIn {
+        Some(BuiltIn {
             tool,
-            settings: super::ToolSettings::new(),
-        }
+            settings: ToolSettings::new(),
+        })
     }
 
     fn run<'a>(
@@ -170,7 +182,7 @@ impl Extension for SearchTools {
     }
 
     fn filters(&self) -> bool {
-        true
+        self.deferred.is_some()
     }
 
     fn callable(&self, ctx: &Context, name: &str) -> bool {
