@@ -61,7 +61,7 @@ impl Registry {
     /// word with the query are left out. The index is built at the first search
     /// (milliseconds for thousands of tools).
     ///
-    /// With [`RegistryBuilder::with_semantic_search`](super::RegistryBuilder::with_semantic_search),
+    /// With [`RegistryBuilder::with_semantic_search`](RegistryBuilder::with_semantic_search),
     /// the ranking fuses BM25F's with the embedder's (tools closest in meaning), and a
     /// tool that shares no word with the query can be found; if the embedder fails, the
     /// search falls back to words.
@@ -84,14 +84,14 @@ impl Registry {
     }
 
     /// [`Registry::search`] among the tools the caller in `ctx` may see
-    /// ([`RegistryBuilder::with_visibility`](super::RegistryBuilder::with_visibility),
+    /// ([`RegistryBuilder::with_visibility`](RegistryBuilder::with_visibility),
     /// tools turned off), loaded yet or not.
     pub fn search_for(&self, ctx: &Context, query: &str, limit: usize) -> Vec<SearchHit<'_>> {
         self.search_where(query, limit, Some(ctx))
     }
 
     /// The vectors of the registry's tools under
-    /// [`RegistryBuilder::with_semantic_search`](super::RegistryBuilder::with_semantic_search),
+    /// [`RegistryBuilder::with_semantic_search`](RegistryBuilder::with_semantic_search),
     /// computed now if no search has yet: save them
     /// ([`ToolVectors::save`](crate::search::ToolVectors::save)) and give them to the
     /// next process, which then embeds nothing at start-up. An error when the registry

@@ -3,7 +3,7 @@
 //! deferred loading behind the built-in `search_tools`, which loads what it finds for
 //! the conversation (`deferred.rs`). The index and the embedders sit below the registry
 //! and know no registry; this sits above it and plugs in through
-//! [`Extension`](crate::registry::extension::Extension), so the registry knows no search.
+//! the registry's `Extension` trait, so the registry knows no search.
 //!
 //! [`Registry::search`]: crate::Registry::search
 
