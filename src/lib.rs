@@ -9,9 +9,9 @@ pub use toolwright_core::{
     Annotations, Arguments, CallArguments, CallInfo, Callers, Content, ContentBlock, Context,
     ContextType, Dialect, DialectFacts, DryRun, DryRunVerdict, Effect, EmbeddedResource, ErrorKind,
     Event, Idempotence, IntoToolOutput, MissingContext, Observation, Prepared, Problem, Registry,
-    RegistryBuilder, RegistryError, RegistryErrors, Retry, SchemaGenerator, Telemetry, Tool,
-    ToolCall, ToolError, ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema, ToolSettings,
-    ToolSpec, Toolset, Via, is_valid_tool_name,
+    RegistryBuilder, RegistryError, RegistryErrors, Retry, SchemaGenerator, TaskSupport, Telemetry,
+    Tool, ToolCall, ToolError, ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema,
+    ToolSettings, ToolSpec, Toolset, Via, is_valid_tool_name,
 };
 
 // Each module lists what it exposes: an item added to the core is public here only when
@@ -77,7 +77,7 @@ pub mod idempotency {
     pub use toolwright_core::idempotency::RedisStore;
     pub use toolwright_core::idempotency::{
         Claim, ClaimRequest, Idempotency, IdempotencyStore, MemoryStore, Settlement, StoreError,
-        StoreFuture, StoredOutcome,
+        StoreFuture, StoredOutcome, TaskRow, TaskStore,
     };
 }
 

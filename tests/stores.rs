@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use toolwright::idempotency::{
-    Claim, ClaimRequest, IdempotencyStore, MemoryStore, Settlement, StoredOutcome,
+    Claim, ClaimRequest, IdempotencyStore, MemoryStore, Settlement, StoredOutcome, TaskRow,
+    TaskStore,
 };
 use toolwright::{ToolError, ToolOutput};
 
@@ -63,6 +64,7 @@ const HOUR: Duration = Duration::from_secs(3600);
 
 /// Every rule of the contract, in order; `store` is fresh or shared with earlier runs.
 async fn conformance(store: Arc<dyn IdempotencyStore>) {
+    task_conformance(store.clone()).await;
     let name = store.name().to_owned();
     // Sequential: claim, in flight, done, duplicate.
     let k = key("seq");
@@ -252,6 +254,136 @@ async fn conformance(store: Arc<dyn IdempotencyStore>) {
                 .all(|c| matches!(c, Claim::Claimed | Claim::InFlight))
         );
     }
+}
+
+fn row(id: &str, owner: &str, created_at: u64, expires_at: u64, body: &str) -> TaskRow {
+    TaskRow {
+        id: id.to_owned(),
+        owner: owner.to_owned(),
+        version: 1,
+        created_at,
+        expires_at,
+        body: body.to_owned(),
+    }
+}
+
+/// The task contract: insert once per id, replace by version, list per owner in order
+/// of creation, forget what expired, and one winner among racing writers.
+async fn task_conformance(store: Arc<dyn IdempotencyStore>) {
+    let name = store.name().to_owned();
+    let tasks = store
+        .tasks()
+        .expect("every store of toolwright keeps tasks");
+    // The stores' own clocks may expire rows too (Redis does): times are real ones.
+    let now = u64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap();
+    let (owner, other) = (key("owner"), key("other"));
+    let (a, b, c) = (key("task-a"), key("task-b"), key("task-c"));
+
+    // Inserted once: a second insert of the id finds the first, unchanged.
+    let first = row(&a, &owner, now, now + 10_000, r#"{"n":1}"#);
+    assert_eq!(tasks.insert(&first, now).await.unwrap(), None, "{name}");
+    let again = row(&a, &owner, now + 1, now + 10_000, r#"{"n":2}"#);
+    assert_eq!(
+        tasks.insert(&again, now).await.unwrap(),
+        Some(first.clone()),
+        "{name}"
+    );
+    assert_eq!(tasks.get(&a, now).await.unwrap(), Some(first.clone()));
+    assert_eq!(tasks.get(&key("absent"), now).await.unwrap(), None);
+
+    // Replaced by version: the next version wins, a stale one does not.
+    let mut second = first.clone();
+    second.version = 2;
+    second.body = r#"{"n":3}"#.into();
+    assert!(tasks.replace(&second, now).await.unwrap(), "{name}");
+    assert!(
+        !tasks.replace(&second, now).await.unwrap(),
+        "{name}: same version twice"
+    );
+    let mut stale = first.clone();
+    stale.version = 2;
+    stale.body = "lost".into();
+    assert!(!tasks.replace(&stale, now).await.unwrap());
+    assert_eq!(tasks.get(&a, now).await.unwrap(), Some(second.clone()));
+
+    // Listed per owner, oldest first, in pages; counted per owner.
+    tasks
+        .insert(&row(&c, &owner, now + 2, now + 10_000, "{}"), now)
+        .await
+        .unwrap();
+    tasks
+        .insert(&row(&b, &owner, now + 1, now + 10_000, "{}"), now)
+        .await
+        .unwrap();
+    tasks
+        .insert(&row(&key("theirs"), &other, now, now + 10_000, "{}"), now)
+        .await
+        .unwrap();
+    let ids = |rows: Vec<TaskRow>| rows.into_iter().map(|row| row.id).collect::<Vec<_>>();
+    let all = tasks.list(&owner, None, 10, now).await.unwrap();
+    assert_eq!(
+        ids(all.clone()),
+        [a.clone(), b.clone(), c.clone()],
+        "{name}"
+    );
+    assert_eq!(all[0], second);
+    let page = tasks.list(&owner, None, 2, now).await.unwrap();
+    assert_eq!(ids(page), [a.clone(), b.clone()]);
+    let rest = tasks
+        .list(&owner, Some((now + 1, b.as_str())), 2, now)
+        .await
+        .unwrap();
+    assert_eq!(ids(rest), [c.clone()], "{name}");
+    assert_eq!(tasks.count(&owner, now).await.unwrap(), 3, "{name}");
+    assert_eq!(tasks.count(&other, now).await.unwrap(), 1);
+
+    // Expired: gone from get, list and count, and its id free again; not replaceable.
+    let later = now + 10_000;
+    assert_eq!(tasks.get(&a, later).await.unwrap(), None, "{name}");
+    assert!(
+        tasks
+            .list(&owner, None, 10, later)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(tasks.count(&owner, later).await.unwrap(), 0);
+    let mut late = second.clone();
+    late.version = 3;
+    assert!(!tasks.replace(&late, later).await.unwrap(), "{name}");
+    let reborn = row(&a, &owner, later, later + 10_000, "{}");
+    assert_eq!(tasks.insert(&reborn, later).await.unwrap(), None, "{name}");
+    assert_eq!(tasks.get(&a, later).await.unwrap(), Some(reborn.clone()));
+
+    // Racing writers: one insert of an id, one replace of a version.
+    let racing = key("race-task");
+    let inserts = (0..16).map(|n| {
+        let store = store.clone();
+        let row = row(&racing, &owner, later, later + 10_000, &n.to_string());
+        tokio::spawn(async move { store.tasks().unwrap().insert(&row, later).await.unwrap() })
+    });
+    let kept = futures_join(inserts).await;
+    assert_eq!(
+        kept.iter().filter(|found| found.is_none()).count(),
+        1,
+        "{name}"
+    );
+    let current = tasks.get(&racing, later).await.unwrap().unwrap();
+    let replaces = (0..16).map(|n| {
+        let store = store.clone();
+        let mut row = current.clone();
+        row.version += 1;
+        row.body = format!("replaced by {n}");
+        tokio::spawn(async move { store.tasks().unwrap().replace(&row, later).await.unwrap() })
+    });
+    let won = futures_join(replaces).await;
+    assert_eq!(won.iter().filter(|won| **won).count(), 1, "{name}: {won:?}");
 }
 
 async fn futures_join<T>(handles: impl Iterator<Item = tokio::task::JoinHandle<T>>) -> Vec<T> {

@@ -84,7 +84,7 @@ pub use registry::{
     Toolset,
 };
 pub use schema::{SchemaGenerator, ToolSchema};
-pub use spec::{Callers, Idempotence, ToolSpec, Via, is_valid_tool_name};
+pub use spec::{Callers, Idempotence, TaskSupport, ToolSpec, Via, is_valid_tool_name};
 pub use telemetry::Telemetry;
 pub use tool::{
     Arguments, CallInfo, IntoToolOutput, Prepared, Tool, ToolFuture, ToolOutcome, ToolOutput,

@@ -50,6 +50,9 @@ pub struct ToolSpec {
     /// `output_schema`). Off unless declared: [`callers`](ToolSpec::callers) alone never
     /// changes what a provider is sent. It needs callers that include programs.
     pub hosted_code: bool,
+    /// Whether a call may run as a task that outlives its request (MCP Tasks:
+    /// `#[tool(task = "optional")]`); see [`TaskSupport`].
+    pub task: TaskSupport,
     /// Some argument is read through serde's buffered content (an internally tagged or
     /// untagged enum, a flattened field), where serde takes more than the schema says (a
     /// struct from an array): the fast path then checks the arguments against the schema
@@ -119,6 +122,37 @@ impl Callers {
     }
 }
 
+/// Whether a tool's calls may run as tasks: answered at once with a task the client
+/// polls, the call running on, its state kept in the registry's store so that it
+/// outlives the request, the connection and the process (MCP Tasks). Declared on the
+/// tool (`#[tool(task = "optional")]`) or given in its settings
+/// ([`ToolSettings::task`](crate::ToolSettings::task)); never guessed. Lowered to
+/// MCP's `execution.taskSupport`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Calls complete within their request (the default).
+    #[default]
+    Forbidden,
+    /// A client that supports tasks gets one; any other client waits for the result
+    /// as for any call.
+    Optional,
+    /// Calls run only as tasks: a client that does not support tasks is told so.
+    Required,
+}
+
+impl TaskSupport {
+    /// The name MCP gives it (`forbidden`, `optional`, `required`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
+}
+
 /// What calling a tool twice with the same arguments does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -157,6 +191,7 @@ impl ToolSpec {
             scopes: Vec::new(),
             callers: Callers::Undeclared,
             hosted_code: false,
+            task: TaskSupport::Forbidden,
             reads_buffered: false,
         }
     }
@@ -189,6 +224,12 @@ impl ToolSpec {
     /// [`hosted_code`](ToolSpec::hosted_code)).
     pub fn with_hosted_code(mut self, hosted_code: bool) -> Self {
         self.hosted_code = hosted_code;
+        self
+    }
+
+    /// Sets whether a call may run as a task (see [`TaskSupport`]).
+    pub fn with_task(mut self, task: TaskSupport) -> Self {
+        self.task = task;
         self
     }
 
@@ -269,6 +310,9 @@ impl Serialize for ToolSpec {
         }
         if self.hosted_code {
             out.serialize_field("hosted_code", &true)?;
+        }
+        if self.task != TaskSupport::Forbidden {
+            out.serialize_field("task", &self.task)?;
         }
         out.end()
     }

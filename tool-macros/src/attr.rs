@@ -29,6 +29,8 @@ pub struct ToolOptions {
     pub callers: Option<SpannedValue<String>>,
     /// `hosted_code`: offered to the code a provider runs as well.
     pub hosted_code: Option<SpannedValue<bool>>,
+    /// `task = "forbidden" | "optional" | "required"`: whether calls may run as tasks.
+    pub task: Option<SpannedValue<String>>,
     pub classify: Option<syn::Path>,
     pub approval: Option<syn::Path>,
     pub describe: Option<syn::Path>,
@@ -284,6 +286,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "scopes",
     "callers",
     "hosted_code",
+    "task",
     "classify",
     "approval",
     "describe",

@@ -51,6 +51,7 @@ pub fn check_tool(tool: &ToolFn<'_>, errors: &Errors) {
     check_description(tool, errors);
     check_effect(tool, errors);
     check_callers(tool, errors);
+    check_task(tool, errors);
     check_hooks(tool, errors);
     check_argument_docs(tool, errors);
     crate::example::check_examples(tool, errors);
@@ -354,6 +355,35 @@ fn check_callers(tool: &ToolFn<'_>, errors: &Errors) {
         format!(
             "unknown callers \"{}\": use \"direct\" (the model calls the tool itself), \"code\" (only programs run by `run_code` call it) or \"any\"{hint}",
             callers.as_str()
+        ),
+    );
+}
+
+/// Whether calls may run as tasks, as written in `#[tool(task = "...")]`.
+pub const TASK: [&str; 3] = ["forbidden", "optional", "required"];
+
+fn check_task(tool: &ToolFn<'_>, errors: &Errors) {
+    let Some(task) = &tool.options.task else {
+        return;
+    };
+    if TASK.contains(&task.as_str()) {
+        return;
+    }
+    let synonym = match task.to_ascii_lowercase().as_str() {
+        "true" | "yes" | "allowed" | "allow" | "supported" | "maybe" => Some("optional"),
+        "always" | "must" | "only" => Some("required"),
+        "false" | "no" | "never" | "none" => Some("forbidden"),
+        _ => None,
+    };
+    let hint = match synonym.or_else(|| closest(task, TASK)) {
+        Some(close) => format!("; did you mean \"{close}\"?"),
+        None => String::new(),
+    };
+    errors.error_at(
+        task.span(),
+        format!(
+            "unknown task support \"{}\": use \"optional\" (a client that supports MCP tasks gets one, any other waits for the result), \"required\" (calls run only as tasks) or \"forbidden\" (the default){hint}",
+            task.as_str()
         ),
     );
 }

@@ -26,6 +26,7 @@ mod record;
 mod redb;
 #[cfg(feature = "redis")]
 mod redis;
+mod tasks;
 
 use std::fmt;
 use std::future::Future;
@@ -40,6 +41,7 @@ use crate::tool::ToolOutput;
 
 pub(crate) use canonical::{hex, scoped_key, write_canonical, write_json_string};
 pub use memory::MemoryStore;
+pub use tasks::{TaskRow, TaskStore};
 
 /// The key in an MCP `tools/call` request's `_meta` that carries the caller's
 /// idempotency key: a toolwright server reads it, a toolwright client sends it.
@@ -161,6 +163,14 @@ pub trait IdempotencyStore: Send + Sync {
     /// short (a crashed process is noticed soon) and a long call still holds its key. A
     /// key settled, released or claimed for another digest is left alone.
     fn renew<'a>(&'a self, key: &'a str, digest: &'a str, lease: Duration) -> StoreFuture<'a, ()>;
+
+    /// Where this store keeps tasks, the calls that outlive their request
+    /// ([`TaskStore`]), when it keeps them. Every store of this crate does; the default
+    /// is `None`, and a registry whose store keeps no tasks runs every call within its
+    /// request.
+    fn tasks(&self) -> Option<&dyn TaskStore> {
+        None
+    }
 }
 
 /// A shared or boxed store is a store.
@@ -192,6 +202,10 @@ macro_rules! forward_store {
                 lease: Duration,
             ) -> StoreFuture<'a, ()> {
                 (**self).renew(key, digest, lease)
+            }
+
+            fn tasks(&self) -> Option<&dyn TaskStore> {
+                (**self).tasks()
             }
         }
     )*};

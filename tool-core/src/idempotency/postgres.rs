@@ -11,7 +11,7 @@ use tokio_postgres::NoTls;
 
 use super::{
     Claim, ClaimRequest, IdempotencyStore, Settlement, StoreError, StoreFuture, StoredOutcome,
-    millis,
+    TaskRow, TaskStore, millis,
 };
 
 /// Keys and tickets in a PostgreSQL table (`toolwright_claims`, created when missing), for
@@ -67,6 +67,42 @@ const RELEASE: &str =
 
 const PURGE: &str = "DELETE FROM toolwright_claims WHERE expires_at <= now()";
 
+/// Tasks beside the claims: times are the writing process's Unix milliseconds (see
+/// `crate::idempotency::TaskStore`).
+const CREATE_TASKS: &str = "CREATE TABLE IF NOT EXISTS toolwright_tasks (
+    id text PRIMARY KEY,
+    owner text NOT NULL,
+    version bigint NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL,
+    body text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS toolwright_tasks_by_owner
+    ON toolwright_tasks (owner, created_at, id)";
+
+const TASK_INSERT: &str = "INSERT INTO toolwright_tasks AS t
+        (id, owner, version, created_at, expires_at, body)
+    VALUES ($1, $2, $3, $4, $5, $6)
+    ON CONFLICT (id) DO UPDATE SET owner = EXCLUDED.owner, version = EXCLUDED.version,
+        created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, body = EXCLUDED.body
+    WHERE t.expires_at <= $7
+    RETURNING 1";
+
+const TASK_GET: &str = "SELECT id, owner, version, created_at, expires_at, body
+    FROM toolwright_tasks WHERE id = $1 AND expires_at > $2";
+
+const TASK_REPLACE: &str = "UPDATE toolwright_tasks SET version = $2, expires_at = $3, body = $4
+    WHERE id = $1 AND version = $6 AND expires_at > $5";
+
+const TASK_LIST: &str = "SELECT id, owner, version, created_at, expires_at, body
+    FROM toolwright_tasks WHERE owner = $1 AND expires_at > $2 AND (created_at, id) > ($3, $4)
+    ORDER BY created_at, id LIMIT $5";
+
+const TASK_COUNT: &str =
+    "SELECT count(*) FROM toolwright_tasks WHERE owner = $1 AND expires_at > $2";
+
+const TASK_PURGE: &str = "DELETE FROM toolwright_tasks WHERE expires_at <= $1";
+
 impl PostgresStore {
     /// Connects to the database at `url` (`postgres://user:password@host:port/db`) and
     /// creates the table when missing. Needs a tokio runtime.
@@ -98,7 +134,12 @@ impl PostgresStore {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match store.client().await?.batch_execute(CREATE).await {
+            let client = store.client().await?;
+            let created = match client.batch_execute(CREATE).await {
+                Ok(()) => client.batch_execute(CREATE_TASKS).await,
+                Err(e) => Err(e),
+            };
+            match created {
                 Ok(()) => break,
                 Err(_) if attempt < 3 => continue,
                 Err(e) => return Err(StoreError::new(format!("creating the table: {e}"))),
@@ -228,6 +269,163 @@ impl PostgresStore {
     }
 }
 
+/// A number of milliseconds as PostgreSQL's `bigint`.
+fn big(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn task_of(row: &tokio_postgres::Row) -> Result<TaskRow, tokio_postgres::Error> {
+    let number = |index: usize| -> Result<u64, tokio_postgres::Error> {
+        Ok(u64::try_from(row.try_get::<_, i64>(index)?).unwrap_or(0))
+    };
+    Ok(TaskRow {
+        id: row.try_get(0)?,
+        owner: row.try_get(1)?,
+        version: number(2)?,
+        created_at: number(3)?,
+        expires_at: number(4)?,
+        body: row.try_get(5)?,
+    })
+}
+
+/// The live task `id`, read on `client` (one connection: an insert that finds a row
+/// reads it on the connection it holds, so racing inserts cannot exhaust the pool).
+async fn find_task(
+    client: &deadpool_postgres::Object,
+    id: &str,
+    now: u64,
+) -> Result<Option<TaskRow>, StoreError> {
+    let failed = |e: tokio_postgres::Error| StoreError::new(format!("reading a task: {e}"));
+    let get = client.prepare_cached(TASK_GET).await.map_err(failed)?;
+    match client
+        .query_opt(&get, &[&id, &big(now)])
+        .await
+        .map_err(failed)?
+    {
+        Some(row) => task_of(&row).map(Some).map_err(failed),
+        None => Ok(None),
+    }
+}
+
+impl PostgresStore {
+    async fn insert_task(&self, row: &TaskRow, now: u64) -> Result<Option<TaskRow>, StoreError> {
+        let failed = |e: tokio_postgres::Error| StoreError::new(format!("creating a task: {e}"));
+        let client = self.client().await?;
+        if self.claims.fetch_add(1, Ordering::Relaxed) % 1024 == 1023
+            && let Err(error) = client.execute(TASK_PURGE, &[&big(now)]).await
+        {
+            tracing::warn!(%error, "could not purge expired tasks");
+        }
+        // A row that expires between the two statements is replaced on the next turn.
+        for _ in 0..3 {
+            let insert = client.prepare_cached(TASK_INSERT).await.map_err(failed)?;
+            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+                &row.id,
+                &row.owner,
+                &big(row.version),
+                &big(row.created_at),
+                &big(row.expires_at),
+                &row.body,
+                &big(now),
+            ];
+            if client
+                .query_opt(&insert, &params)
+                .await
+                .map_err(failed)?
+                .is_some()
+            {
+                return Ok(None);
+            }
+            if let Some(found) = find_task(&client, &row.id, now).await? {
+                return Ok(Some(found));
+            }
+        }
+        Err(StoreError::new(format!(
+            "task {} changed under three inserts in a row",
+            row.id
+        )))
+    }
+
+    async fn get_task(&self, id: &str, now: u64) -> Result<Option<TaskRow>, StoreError> {
+        find_task(&self.client().await?, id, now).await
+    }
+
+    async fn replace_task(&self, row: &TaskRow, now: u64) -> Result<bool, StoreError> {
+        let failed = |e: tokio_postgres::Error| StoreError::new(format!("updating a task: {e}"));
+        let client = self.client().await?;
+        let replace = client.prepare_cached(TASK_REPLACE).await.map_err(failed)?;
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
+            &row.id,
+            &big(row.version),
+            &big(row.expires_at),
+            &row.body,
+            &big(now),
+            &big(row.version.saturating_sub(1)),
+        ];
+        Ok(client.execute(&replace, &params).await.map_err(failed)? == 1)
+    }
+
+    async fn list_tasks(
+        &self,
+        owner: &str,
+        after: Option<(u64, &str)>,
+        limit: usize,
+        now: u64,
+    ) -> Result<Vec<TaskRow>, StoreError> {
+        let failed = |e: tokio_postgres::Error| StoreError::new(format!("listing tasks: {e}"));
+        let client = self.client().await?;
+        let list = client.prepare_cached(TASK_LIST).await.map_err(failed)?;
+        let (created_at, id) = after.map_or((-1, ""), |(created_at, id)| (big(created_at), id));
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = client
+            .query(&list, &[&owner, &big(now), &created_at, &id, &limit])
+            .await
+            .map_err(failed)?;
+        rows.iter()
+            .map(|row| task_of(row).map_err(failed))
+            .collect()
+    }
+
+    async fn count_tasks(&self, owner: &str, now: u64) -> Result<usize, StoreError> {
+        let failed = |e: tokio_postgres::Error| StoreError::new(format!("counting tasks: {e}"));
+        let client = self.client().await?;
+        let row = client
+            .query_one(TASK_COUNT, &[&owner, &big(now)])
+            .await
+            .map_err(failed)?;
+        let count: i64 = row.try_get(0).map_err(failed)?;
+        Ok(usize::try_from(count).unwrap_or(usize::MAX))
+    }
+}
+
+impl TaskStore for PostgresStore {
+    fn insert<'a>(&'a self, row: &'a TaskRow, now: u64) -> StoreFuture<'a, Option<TaskRow>> {
+        Box::pin(self.insert_task(row, now))
+    }
+
+    fn get<'a>(&'a self, id: &'a str, now: u64) -> StoreFuture<'a, Option<TaskRow>> {
+        Box::pin(self.get_task(id, now))
+    }
+
+    fn replace<'a>(&'a self, row: &'a TaskRow, now: u64) -> StoreFuture<'a, bool> {
+        Box::pin(self.replace_task(row, now))
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: &'a str,
+        after: Option<(u64, &'a str)>,
+        limit: usize,
+        now: u64,
+    ) -> StoreFuture<'a, Vec<TaskRow>> {
+        Box::pin(self.list_tasks(owner, after, limit, now))
+    }
+
+    fn count<'a>(&'a self, owner: &'a str, now: u64) -> StoreFuture<'a, usize> {
+        Box::pin(self.count_tasks(owner, now))
+    }
+}
+
 impl IdempotencyStore for PostgresStore {
     fn name(&self) -> &str {
         "postgres"
@@ -257,5 +455,9 @@ impl IdempotencyStore for PostgresStore {
                 .map(drop)
                 .map_err(|e| StoreError::new(format!("renewing a lease: {e}")))
         })
+    }
+
+    fn tasks(&self) -> Option<&dyn TaskStore> {
+        Some(self)
     }
 }

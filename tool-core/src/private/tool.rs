@@ -219,6 +219,8 @@ pub struct SpecParts {
     pub callers: crate::spec::Callers,
     /// `#[tool(hosted_code)]`.
     pub hosted_code: bool,
+    /// `#[tool(task = ...)]`.
+    pub task: crate::spec::TaskSupport,
     /// `#[tool(example = ...)]`, each JSON already (`#[tool]` parsed it).
     pub examples: &'static [&'static str],
 }
@@ -234,7 +236,8 @@ pub fn tool_spec(
         .with_open_world(parts.open_world)
         .with_scopes(parts.scopes.iter().copied())
         .with_callers(parts.callers)
-        .with_hosted_code(parts.hosted_code);
+        .with_hosted_code(parts.hosted_code)
+        .with_task(parts.task);
     spec.idempotence = match parts.idempotent {
         None => Idempotence::Undeclared,
         Some(true) => Idempotence::Idempotent,

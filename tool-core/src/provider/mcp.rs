@@ -9,7 +9,7 @@ use super::{ParseError, missing, text};
 use crate::call::{ToolCall, ToolResult};
 use crate::content::ContentBlock;
 use crate::effect::Annotations;
-use crate::spec::ToolSpec;
+use crate::spec::{TaskSupport, ToolSpec};
 use crate::tool::ToolOutput;
 
 /// An MCP `Tool`, in parts: the JSON definition ([`ToolParts::to_json`]) and the MCP
@@ -26,6 +26,9 @@ pub(crate) struct ToolParts<'a> {
     /// All four hints explicit: MCP's defaults would call an unannotated tool
     /// destructive and open-world.
     pub(crate) annotations: Annotations,
+    /// Whether calls may run as tasks: `execution.taskSupport` (2025-11-25), written
+    /// only when a tool allows tasks (absent means forbidden).
+    pub(crate) task: TaskSupport,
 }
 
 impl<'a> ToolParts<'a> {
@@ -50,6 +53,7 @@ impl<'a> ToolParts<'a> {
                 .and_then(Value::as_object)
                 .filter(|output| output.get("type") == Some(&json!("object"))),
             annotations: spec.annotations(),
+            task: spec.task,
         }
     }
 
@@ -83,6 +87,12 @@ impl<'a> ToolParts<'a> {
             annotations.insert("title".into(), json!(title));
         }
         tool.insert("annotations".into(), Value::Object(annotations));
+        if self.task != TaskSupport::Forbidden {
+            tool.insert(
+                "execution".into(),
+                json!({ "taskSupport": self.task.as_str() }),
+            );
+        }
         Value::Object(tool)
     }
 }

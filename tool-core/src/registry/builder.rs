@@ -16,7 +16,7 @@ use crate::context::Context;
 use crate::event::Event;
 use crate::idempotency::Idempotency;
 use crate::output::ArtifactStore;
-use crate::spec::{Callers, ToolSpec};
+use crate::spec::{Callers, TaskSupport, ToolSpec};
 use crate::tool::Tool;
 
 /// A registry being configured: [`Registry::builder`], then tools and settings, then
@@ -388,7 +388,7 @@ impl RegistryBuilder {
 
     /// The registry, or every problem its configuration has.
     pub fn build(mut self) -> Result<Registry, RegistryErrors> {
-        self.give_callers();
+        self.give_declared();
         let extensions = self.build_extensions();
         let mut own: Vec<Option<ToolSettings>> = self
             .tools
@@ -440,43 +440,61 @@ impl RegistryBuilder {
         })
     }
 
-    /// Gives each tool the callers its settings say
-    /// ([`ToolSettings::callers`], [`ToolSettings::hosted_code`]): one tool's
-    /// `configure` replaces what it declares; its set's settings and the defaults apply
-    /// where it declares nothing. Before the built-ins are made, so `run_code`'s stubs
-    /// see them as every listing and the dispatcher do.
-    fn give_callers(&mut self) {
-        let mut own: FxHashMap<&str, (Option<Callers>, Option<bool>)> = FxHashMap::default();
+    /// Gives each tool what its settings say of its contract
+    /// ([`ToolSettings::callers`], [`ToolSettings::hosted_code`], [`ToolSettings::task`]):
+    /// one tool's `configure` replaces what it declares; its set's settings and the
+    /// defaults apply where it declares nothing. Before the built-ins are made, so
+    /// `run_code`'s stubs see them as every listing and the dispatcher do.
+    fn give_declared(&mut self) {
+        let mut own: FxHashMap<&str, ToolSettings> = FxHashMap::default();
         for (name, settings) in &self.per_tool {
             let given = own.entry(name.as_str()).or_default();
-            given.0 = settings.callers.or(given.0);
-            given.1 = settings.hosted_code.or(given.1);
+            *given = std::mem::take(given).merged(settings.clone());
         }
         let defaults = &self.settings.defaults;
         for pending in self.tools.iter_mut().filter(|p| p.builtin.is_none()) {
             let spec = pending.tool.spec();
             let set = pending.set_settings.as_ref();
-            let (callers, hosted_code) = own.get(spec.name.as_str()).copied().unwrap_or_default();
-            let undeclared = |of: fn(&ToolSettings) -> Option<Callers>| {
-                (spec.callers == Callers::Undeclared)
-                    .then(|| set.and_then(of).or_else(|| of(defaults)))
-                    .flatten()
-            };
-            let callers = callers.or_else(|| undeclared(|s| s.callers));
-            let hosted_code = hosted_code.or_else(|| {
-                (!spec.hosted_code)
-                    .then(|| set.and_then(|s| s.hosted_code).or(defaults.hosted_code))
-                    .flatten()
-            });
-            let (callers, hosted_code) = (
-                callers.unwrap_or(spec.callers),
-                hosted_code.unwrap_or(spec.hosted_code),
-            );
-            if (callers, hosted_code) != (spec.callers, spec.hosted_code) {
+            let own = own.get(spec.name.as_str());
+            // The tool's own setting, else (where the tool declares nothing) its set's,
+            // else the defaults'.
+            fn pick<T: Copy>(
+                own: Option<&ToolSettings>,
+                undeclared: bool,
+                set: Option<&ToolSettings>,
+                defaults: &ToolSettings,
+                of: fn(&ToolSettings) -> Option<T>,
+            ) -> Option<T> {
+                own.and_then(of).or_else(|| {
+                    undeclared
+                        .then(|| set.and_then(of).or_else(|| of(defaults)))
+                        .flatten()
+                })
+            }
+            let callers = pick(
+                own,
+                spec.callers == Callers::Undeclared,
+                set,
+                defaults,
+                |s| s.callers,
+            )
+            .unwrap_or(spec.callers);
+            let hosted_code = pick(own, !spec.hosted_code, set, defaults, |s| s.hosted_code)
+                .unwrap_or(spec.hosted_code);
+            let task = pick(
+                own,
+                spec.task == TaskSupport::Forbidden,
+                set,
+                defaults,
+                |s| s.task,
+            )
+            .unwrap_or(spec.task);
+            if (callers, hosted_code, task) != (spec.callers, spec.hosted_code, spec.task) {
                 let spec = spec
                     .clone()
                     .with_callers(callers)
-                    .with_hosted_code(hosted_code);
+                    .with_hosted_code(hosted_code)
+                    .with_task(task);
                 pending.tool = Arc::new(Respecified::new(pending.tool.clone(), spec));
             }
         }

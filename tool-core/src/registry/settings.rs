@@ -93,6 +93,7 @@ pub struct ToolSettings {
     pub(crate) retry: Option<Retry>,
     pub(crate) callers: Option<crate::spec::Callers>,
     pub(crate) hosted_code: Option<bool>,
+    pub(crate) task: Option<crate::spec::TaskSupport>,
 }
 
 impl ToolSettings {
@@ -171,6 +172,29 @@ impl ToolSettings {
         self
     }
 
+    /// Whether the tool's calls may run as tasks, as `#[tool(task = ...)]` says
+    /// ([`TaskSupport`](crate::TaskSupport)), for a tool whose attribute you cannot write.
+    /// Applies as [`callers`](ToolSettings::callers) does: to one tool, it replaces what
+    /// the tool declares; as a default, to the tools that declare nothing.
+    ///
+    /// ```
+    /// # use toolwright::{tool, Registry, TaskSupport, ToolSettings};
+    /// /// Build the monthly report.
+    /// #[tool(effect = "read_only")]
+    /// fn monthly_report(/** The month, as 2026-11. */ month: String) -> String { month }
+    ///
+    /// let registry = Registry::builder()
+    ///     .with(MonthlyReport)
+    ///     .configure("monthly_report", ToolSettings::new().task(TaskSupport::Optional))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(registry.get("monthly_report").unwrap().spec().task, TaskSupport::Optional);
+    /// ```
+    pub fn task(mut self, task: crate::spec::TaskSupport) -> Self {
+        self.task = Some(task);
+        self
+    }
+
     /// These settings, with every one `other` sets taking its place.
     pub(crate) fn merged(mut self, other: ToolSettings) -> Self {
         self.budget = other.budget.or(self.budget);
@@ -179,6 +203,7 @@ impl ToolSettings {
         self.retry = other.retry.or(self.retry);
         self.callers = other.callers.or(self.callers);
         self.hosted_code = other.hosted_code.or(self.hosted_code);
+        self.task = other.task.or(self.task);
         self
     }
 }
@@ -192,6 +217,7 @@ impl fmt::Debug for ToolSettings {
             .field("retry", &self.retry)
             .field("callers", &self.callers)
             .field("hosted_code", &self.hosted_code)
+            .field("task", &self.task)
             .finish()
     }
 }

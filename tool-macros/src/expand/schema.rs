@@ -43,6 +43,12 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> Spec {
         // Anything else is reported by `check`.
         _ => quote!(Undeclared),
     };
+    let task = match tool.options.task.as_ref().map(|t| t.as_str()) {
+        Some("optional") => quote!(Optional),
+        Some("required") => quote!(Required),
+        // Anything else is reported by `check`.
+        _ => quote!(Forbidden),
+    };
     let items = quote! {
         static __TW_SPEC: ::std::sync::OnceLock<_tw::ToolSpec> = ::std::sync::OnceLock::new();
 
@@ -57,6 +63,7 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> Spec {
                 scopes: &[#(#scopes),*],
                 callers: _tw::Callers::#callers,
                 hosted_code: #hosted_code,
+                task: _tw::TaskSupport::#task,
                 examples: &[#(#examples),*],
             };
             let mut __tw_params = _tw::__private::Params::new();
