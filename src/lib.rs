@@ -177,6 +177,15 @@ pub mod mcp {
     pub use toolwright_core::mcp::{HttpLimits, HttpServer, auth, shutdown_signal};
 }
 
+/// Calls that outlive their request (MCP Tasks, feature `mcp`): kept in the registry's
+/// store, bound to the caller and the idempotency key, decided by effect after a crash.
+#[cfg(feature = "mcp")]
+pub mod task {
+    pub use toolwright_core::task::{
+        Cancellation, TaskError, TaskSettings, TaskStatus, TaskView, Tasks,
+    };
+}
+
 /// Other MCP servers' tools as toolwright tools, every guarantee kept (feature
 /// `mcp-client`).
 #[cfg(feature = "mcp-client")]

@@ -63,6 +63,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("the call pipeline", &["dispatch"]),
     ("measuring which tool a request picks", &["eval"]),
+    ("calls that outlive their request", &["task"]),
     (
         "what runs calls itself: programs, servers, other servers' tools",
         &["code", "mcp", "mcp_client"],

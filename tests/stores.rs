@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use toolwright::idempotency::{
     Claim, ClaimRequest, IdempotencyStore, MemoryStore, Settlement, StoredOutcome, TaskRow,
-    TaskStore,
 };
 use toolwright::{ToolError, ToolOutput};
 
@@ -339,7 +338,7 @@ async fn task_conformance(store: Arc<dyn IdempotencyStore>) {
         .list(&owner, Some((now + 1, b.as_str())), 2, now)
         .await
         .unwrap();
-    assert_eq!(ids(rest), [c.clone()], "{name}");
+    assert_eq!(ids(rest), [c], "{name}");
     assert_eq!(tasks.count(&owner, now).await.unwrap(), 3, "{name}");
     assert_eq!(tasks.count(&other, now).await.unwrap(), 1);
 

@@ -77,6 +77,8 @@ mod mcp_conformance;
 mod mcp_http_limits;
 #[cfg(feature = "mcp-http")]
 mod mcp_server;
+#[cfg(feature = "mcp")]
+mod mcp_tasks;
 mod payments;
 mod providers;
 mod public_api;

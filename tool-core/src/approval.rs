@@ -164,6 +164,17 @@ impl Approvals {
         Ok(())
     }
 
+    /// HMAC-SHA256 (hex) of `parts` with the secret tickets are signed with: a value
+    /// only this registry (and the replicas sharing its secret) can make, such as the id
+    /// of a task.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn tag(&self, parts: &[&str]) -> String {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.secret)
+            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of every length"));
+        write_canonical(&json!(parts), &mut |bytes| mac.update(bytes));
+        hex(&mac.finalize().into_bytes())
+    }
+
     fn mac(&self, ticket: &ApprovalTicket) -> Hmac<Sha256> {
         // HMAC takes a key of any length.
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.secret)

@@ -61,6 +61,8 @@ pub mod search;
 mod similarity;
 mod spec;
 pub mod stubs;
+#[cfg(feature = "mcp")]
+pub mod task;
 pub mod telemetry;
 mod timer;
 mod tool;

@@ -157,7 +157,7 @@ pub(crate) struct ClaimKey {
 impl ClaimKey {
     /// The key of `call` to `tool` with `arguments` (as read), scoped to its caller: the
     /// call's own key, or one derived from its origin, id and digest.
-    pub(super) fn for_call(
+    pub(crate) fn for_call(
         tool: &str,
         call: &ToolCall,
         caller: Option<&Caller>,

@@ -267,10 +267,11 @@ impl TaskStore for RedbStore {
         let inserts = self
             .inserts
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if matches!(inserted, Ok(None)) && inserts % 64 == 63 {
-            if let Err(error) = self.sweep_tasks(now) {
-                tracing::warn!(%error, "could not forget expired tasks");
-            }
+        if matches!(inserted, Ok(None))
+            && inserts % 64 == 63
+            && let Err(error) = self.sweep_tasks(now)
+        {
+            tracing::warn!(%error, "could not forget expired tasks");
         }
         Box::pin(std::future::ready(inserted))
     }

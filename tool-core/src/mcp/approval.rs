@@ -9,7 +9,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::model::{
     CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitationSchema, ErrorData,
-    InputRequest, InputRequiredResult, ProtocolVersion,
+    InputRequest, InputRequests, InputRequiredResult, InputResponses, ProtocolVersion,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
@@ -33,6 +33,17 @@ pub(super) fn can_ask(context: &RequestContext<RoleServer>) -> bool {
 /// The input-required answer for a call awaiting approval: an elicitation that shows the
 /// tool, the arguments and the reason, and the ticket as the request state.
 pub(super) fn ask(ticket: &ApprovalTicket) -> Result<InputRequiredResult, ErrorData> {
+    let state = serde_json::to_vec(ticket)
+        .map(|json| URL_SAFE_NO_PAD.encode(json))
+        .map_err(|error| {
+            ErrorData::internal_error(format!("encoding the ticket: {error}"), None)
+        })?;
+    Ok(InputRequiredResult::new(Some(asking(ticket)?), Some(state)))
+}
+
+/// The elicitation asking a person to approve the call `ticket` is for, as the input
+/// requests of an input-required result or of a task waiting for approval.
+pub(super) fn asking(ticket: &ApprovalTicket) -> Result<InputRequests, ErrorData> {
     let arguments = serde_json::to_string_pretty(&ticket.arguments).unwrap_or_default();
     let message = format!(
         "Approve this call?\n\nTool: {}\nArguments:\n{arguments}\n\nWhy it needs your approval: {}",
@@ -57,15 +68,7 @@ pub(super) fn ask(ticket: &ApprovalTicket) -> Result<InputRequiredResult, ErrorD
             requested_schema: schema,
         },
     ));
-    let state = serde_json::to_vec(ticket)
-        .map(|json| URL_SAFE_NO_PAD.encode(json))
-        .map_err(|error| {
-            ErrorData::internal_error(format!("encoding the ticket: {error}"), None)
-        })?;
-    Ok(InputRequiredResult::new(
-        Some([(APPROVAL_INPUT.to_owned(), request)].into_iter().collect()),
-        Some(state),
-    ))
+    Ok([(APPROVAL_INPUT.to_owned(), request)].into_iter().collect())
 }
 
 /// A retry's ticket and the person's decision, `None` for the decision when the retry
@@ -98,14 +101,23 @@ pub(super) fn answer(
             None,
         ));
     }
-    let Some(response) = request
-        .input_responses
-        .as_ref()
-        .and_then(|responses| responses.get(APPROVAL_INPUT))
-    else {
-        return Ok((ticket, None));
+    let decision = match &request.input_responses {
+        Some(responses) => decision(responses, &ticket.digest)?,
+        None => None,
     };
-    let digest = ticket.digest.clone();
+    Ok((ticket, decision))
+}
+
+/// The person's decision on the ticket with `digest`, from the client's answers to
+/// [`asking`]; `None` when they hold no answer to it.
+pub(super) fn decision(
+    responses: &InputResponses,
+    digest: &str,
+) -> Result<Option<ApprovalDecision>, ErrorData> {
+    let Some(response) = responses.get(APPROVAL_INPUT) else {
+        return Ok(None);
+    };
+    let digest = digest.to_owned();
     let action = response.get("action").and_then(Value::as_str);
     let approved = response
         .get("content")
@@ -134,5 +146,5 @@ pub(super) fn answer(
             ));
         }
     };
-    Ok((ticket, Some(decision)))
+    Ok(Some(decision))
 }

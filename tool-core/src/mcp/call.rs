@@ -100,9 +100,16 @@ impl McpServer {
             },
         };
         let ask = self.client_approval && approval::can_ask(&context);
+        let route = match resumed {
+            None => self.route(&request.name, &context)?,
+            Some(_) => super::tasks::Route::Call,
+        };
         let arguments = request.arguments.unwrap_or_default();
         let mut call = tool_call(id, request.name.into_owned(), arguments, key, &self.session);
         call.sent_in_bytes = message_bytes(&context);
+        if let super::tasks::Route::Task = route {
+            return self.start_task(call, &context).await;
+        }
         let work = async {
             match resumed {
                 Some((ticket, decision)) => self.registry.resume(ctx, &ticket, decision).await,

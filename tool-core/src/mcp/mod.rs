@@ -58,6 +58,7 @@ mod logging;
 mod messages;
 mod results;
 mod stdio;
+mod tasks;
 mod trace;
 
 use std::sync::{Arc, Mutex};
@@ -117,6 +118,9 @@ pub struct McpServer {
     tools_ttl: Option<std::time::Duration>,
     /// The registry's run-time changes, and the sessions to tell of them.
     changes: changes::Changes,
+    /// Calls that outlive their request, when the server serves them
+    /// ([`McpServer::with_tasks`]).
+    tasks: Option<crate::task::Tasks>,
 }
 
 /// Why a registry cannot be served.
@@ -127,6 +131,8 @@ pub enum SetupError {
     MissingContext(MissingContext),
     /// A tool uses a construct MCP cannot express.
     Unexpressible(LoweringErrors),
+    /// Tasks were asked for, and the registry's store keeps none.
+    Tasks(crate::idempotency::StoreError),
 }
 
 impl std::fmt::Display for SetupError {
@@ -137,6 +143,7 @@ impl std::fmt::Display for SetupError {
                 write!(f, "{} tool schema(s) MCP cannot express:", errors.len())?;
                 errors.iter().try_for_each(|error| write!(f, "\n  {error}"))
             }
+            SetupError::Tasks(error) => write!(f, "tasks cannot be served: {error}"),
         }
     }
 }
@@ -194,6 +201,12 @@ impl McpServer {
     /// now what would otherwise fail at the first call: every context value present,
     /// every schema expressible in MCP.
     pub fn new(registry: Registry, context: Context) -> Result<Self, SetupError> {
+        // A tool may take a `Cancellation`: calls that are not tasks get one that is
+        // never cancelled.
+        let mut context = context;
+        if context.get::<crate::task::Cancellation>().is_none() {
+            context.insert(crate::task::Cancellation::new());
+        }
         registry
             .check_context(&context)
             .map_err(SetupError::MissingContext)?;
@@ -210,7 +223,46 @@ impl McpServer {
             session: crate::approval::random_id().into(),
             client_approval: false,
             tools_ttl: None,
+            tasks: None,
         })
+    }
+
+    /// Serves tasks (MCP Tasks, the 2026-07-28 extension `io.modelcontextprotocol/tasks`):
+    /// a call of a tool that allows them (`#[tool(task = "optional")]` or `"required"`,
+    /// or [`ToolSettings::task`](crate::ToolSettings::task)), from a client that declares
+    /// the extension, is answered at once with a task the client polls; the call runs
+    /// on, its state kept in the registry's idempotency store (see [`crate::task`]: ids
+    /// bound to the caller and the idempotency key, what a crash leaves). Clients that
+    /// do not declare tasks get the result within the request, except from a tool that
+    /// requires tasks. `Err` when the store keeps no tasks.
+    ///
+    /// ```
+    /// # use toolwright::mcp::McpServer;
+    /// # use toolwright::task::TaskSettings;
+    /// # use toolwright::{tool, Context, Registry};
+    /// /// Build the yearly report: minutes of work.
+    /// #[tool(effect = "read_only", task = "optional")]
+    /// async fn yearly_report(/** The year. */ year: u16) -> String { format!("report {year}") }
+    ///
+    /// let registry = Registry::builder().with(YearlyReport).build().unwrap();
+    /// let server = McpServer::new(registry, Context::new())
+    ///     .unwrap()
+    ///     .with_tasks(TaskSettings::new())
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn with_tasks(mut self, settings: crate::task::TaskSettings) -> Result<Self, SetupError> {
+        let tasks = crate::task::Tasks::new(self.registry.clone(), settings, tasks::render)
+            .map_err(SetupError::Tasks)?;
+        self.tasks = Some(tasks);
+        Ok(self)
+    }
+
+    /// The tasks this server serves ([`with_tasks`](McpServer::with_tasks)): where a
+    /// person's decision on a task waiting for approval is given
+    /// ([`Tasks::decide`](crate::task::Tasks::decide)) when clients do not decide.
+    pub fn tasks(&self) -> Option<&crate::task::Tasks> {
+        self.tasks.as_ref()
     }
 
     /// The name and version the server reports to clients (default: toolwright's own).
@@ -296,7 +348,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[allow(deprecated)]
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = if self.registry.has_runtime_toggles() {
+        let mut capabilities = if self.registry.has_runtime_toggles() {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
@@ -308,6 +360,15 @@ impl ServerHandler for McpServer {
                 .enable_logging()
                 .build()
         };
+        if self.tasks.is_some() {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(
+                    rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                    Default::default(),
+                );
+        }
         let mut config =
             ServerConfig::new(capabilities).with_server_info(self.implementation.clone());
         if let Some(instructions) = &self.instructions {
@@ -404,6 +465,30 @@ impl ServerHandler for McpServer {
         // call's whole state (dispatch, feedback forwarding) would be copied with it.
         let answer = Box::pin(self.answer_call(request, context).instrument(span.clone())).await;
         answer.map(|answer| trace::hand_back(&span, answer))
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        McpServer::get_task(self, request, &context).await
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        McpServer::update_task(self, request, &context).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        McpServer::cancel_task(self, request, &context).await
     }
 
     /// A request for a method this server serves whose params rmcp could not read

@@ -1,0 +1,256 @@
+//! Tasks over MCP (2026-07-28's `io.modelcontextprotocol/tasks` extension, SEP-2663): a
+//! `tools/call` of a tool that allows tasks, from a client that declares the extension,
+//! is answered with a task (`resultType: "task"`); `tasks/get` reads it (its result once
+//! `completed`, the approval it waits for when `input_required`), `tasks/update` answers
+//! that approval, `tasks/cancel` cancels it. The tasks themselves are
+//! [`crate::task::Tasks`], kept in the registry's store.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolResponse, CancelTaskParams, ClientCapabilities, CreateTaskResult, DetailedTask,
+    ErrorData, GetTaskParams, GetTaskResult, JsonObject, Task, TaskPayload, UpdateTaskParams,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::{Value, json};
+
+use super::{APPROVAL_TICKET_META, McpServer, approval, results};
+use crate::call::{ToolCall, ToolResult};
+use crate::context::Context;
+use crate::spec::TaskSupport;
+use crate::task::{TaskError, TaskStatus, TaskView, Tasks};
+
+/// How a finished call is kept for `tasks/get`: the `CallToolResult` a `tools/call`
+/// would have answered, or the protocol error it would have been.
+pub(super) fn render(result: &ToolResult) -> Result<Value, Value> {
+    match results::render(result) {
+        Ok(answer) => serde_json::to_value(answer).map_err(
+            |error| json!({ "code": -32603, "message": format!("writing the result: {error}") }),
+        ),
+        Err(error) => Err(serde_json::to_value(error).unwrap_or(Value::Null)),
+    }
+}
+
+/// What a `tools/call` of `tool` becomes for this client.
+pub(super) enum Route {
+    /// A call answered within its request.
+    Call,
+    /// A task.
+    Task,
+}
+
+impl McpServer {
+    /// Whether a call of `tool` from this client runs as a task: the server has tasks,
+    /// the tool allows them and the client declared the extension. A tool that requires
+    /// tasks, called by a client without them, is refused with the capability it lacks.
+    pub(super) fn route(
+        &self,
+        tool: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Route, ErrorData> {
+        let Some(support) = self.registry.get(tool).map(|tool| tool.spec().task) else {
+            return Ok(Route::Call);
+        };
+        if self.tasks.is_none() || support == TaskSupport::Forbidden {
+            return Ok(Route::Call);
+        }
+        let declared = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        match (declared, support) {
+            (true, _) => Ok(Route::Task),
+            (false, TaskSupport::Required) => Err(ErrorData::missing_required_client_capability(
+                ClientCapabilities::builder().enable_tasks().build(),
+            )),
+            (false, _) => Ok(Route::Call),
+        }
+    }
+
+    fn served_tasks(&self) -> Result<&Tasks, ErrorData> {
+        self.tasks
+            .as_ref()
+            .ok_or_else(ErrorData::method_not_found::<rmcp::model::GetTaskMethod>)
+    }
+
+    /// The context a task of this request runs in: the request's (its caller over the
+    /// server's), owned, since the task outlives the request.
+    fn task_context(&self, context: &RequestContext<RoleServer>) -> Arc<Context> {
+        Arc::new(
+            self.request_context(context)
+                .unwrap_or_else(|| Context::over(self.context.clone())),
+        )
+    }
+
+    /// Starts `call` as a task.
+    pub(super) async fn start_task(
+        &self,
+        call: ToolCall,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let tasks = self.served_tasks()?;
+        match tasks.start(self.task_context(context), call).await {
+            Ok(view) => Ok(CallToolResponse::Task(CreateTaskResult::new(task(&view)))),
+            // Refusals the model can act on are results, as any refused call's.
+            Err(refusal) => Ok(CallToolResponse::Complete(
+                rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+                    refusal.to_string(),
+                )]),
+            )),
+        }
+    }
+
+    /// `tasks/get`.
+    pub(super) async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let view = self
+            .served_tasks()?
+            .get(self.task_context(context), &request.task_id)
+            .await
+            .map_err(refused)?;
+        let ticket = view
+            .ticket
+            .clone()
+            .filter(|_| view.status == TaskStatus::InputRequired && !self.client_approval);
+        let mut answer = GetTaskResult::new(self.detailed(view)?);
+        if let Some(ticket) = ticket {
+            let mut meta = rmcp::model::MetaObject::default();
+            meta.0.insert(
+                APPROVAL_TICKET_META.to_owned(),
+                serde_json::to_value(ticket).unwrap_or(Value::Null),
+            );
+            answer.meta = Some(meta);
+        }
+        Ok(answer)
+    }
+
+    /// `tasks/update`: the answer to the approval a task waits for.
+    pub(super) async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if !self.client_approval {
+            return Err(ErrorData::invalid_params(
+                "this server does not take approvals from its clients: the task waits for a decision made elsewhere (Tasks::decide)",
+                None,
+            ));
+        }
+        let tasks = self.served_tasks()?;
+        let ctx = self.task_context(context);
+        let view = tasks
+            .get(ctx.clone(), &request.task_id)
+            .await
+            .map_err(refused)?;
+        let Some(ticket) = view
+            .ticket
+            .filter(|_| view.status == TaskStatus::InputRequired)
+        else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "the task is {}, and waits for no input: read it with tasks/get",
+                    view.status.as_str()
+                ),
+                None,
+            ));
+        };
+        let Some(decision) = approval::decision(&request.input_responses, &ticket.digest)? else {
+            return Err(ErrorData::invalid_params(
+                "inputResponses holds no answer to the task's input request \"approval\"",
+                None,
+            ));
+        };
+        tasks
+            .decide(ctx, &request.task_id, decision)
+            .await
+            .map(drop)
+            .map_err(refused)
+    }
+
+    /// `tasks/cancel`.
+    pub(super) async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let ctx = self.task_context(context);
+        self.served_tasks()?
+            .cancel(&ctx, &request.task_id)
+            .await
+            .map(drop)
+            .map_err(refused)
+    }
+
+    /// A task as `tasks/get` answers it. A task waiting for approval asks the client
+    /// when the client may decide ([`McpServer::with_client_approval`]); otherwise it is
+    /// `working`, its ticket in `_meta` for whoever decides.
+    fn detailed(&self, view: TaskView) -> Result<DetailedTask, ErrorData> {
+        let object = |value: Option<Value>| match value {
+            Some(Value::Object(object)) => object,
+            _ => JsonObject::new(),
+        };
+        let mut base = task(&view);
+        let payload = match view.status {
+            TaskStatus::Working => TaskPayload::Working,
+            TaskStatus::Cancelled => TaskPayload::Cancelled,
+            TaskStatus::Completed => TaskPayload::Completed {
+                result: object(view.result),
+            },
+            TaskStatus::Failed => TaskPayload::Failed {
+                error: object(view.error),
+            },
+            TaskStatus::InputRequired => match &view.ticket {
+                Some(ticket) if self.client_approval => TaskPayload::InputRequired {
+                    input_requests: approval::asking(ticket)?,
+                },
+                _ => {
+                    base.status_message = Some(format!(
+                        "waiting for a person's approval (the ticket is in _meta[\"{APPROVAL_TICKET_META}\"])"
+                    ));
+                    TaskPayload::Working
+                }
+            },
+        };
+        Ok(DetailedTask::new(base, payload))
+    }
+}
+
+/// The task's base fields.
+fn task(view: &TaskView) -> Task {
+    let status = match view.status {
+        TaskStatus::Working => rmcp::model::TaskStatus::Working,
+        TaskStatus::InputRequired => rmcp::model::TaskStatus::InputRequired,
+        TaskStatus::Completed => rmcp::model::TaskStatus::Completed,
+        TaskStatus::Failed => rmcp::model::TaskStatus::Failed,
+        TaskStatus::Cancelled => rmcp::model::TaskStatus::Cancelled,
+    };
+    let mut task = Task::new(
+        view.id.clone(),
+        status,
+        timestamp(view.created_at),
+        timestamp(view.updated_at),
+    )
+    .with_ttl_ms(view.ttl_ms)
+    .with_poll_interval_ms(view.poll_interval_ms);
+    task.status_message.clone_from(&view.message);
+    task
+}
+
+/// Unix milliseconds as ISO 8601 (`2026-12-05T09:30:00.000Z`).
+fn timestamp(millis: u64) -> String {
+    i64::try_from(millis)
+        .ok()
+        .and_then(chrono::DateTime::from_timestamp_millis)
+        .map(|time| time.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+        .unwrap_or_default()
+}
+
+/// A refused task operation as the protocol error it is.
+fn refused(error: TaskError) -> ErrorData {
+    match error {
+        TaskError::Store(_) => ErrorData::internal_error(error.to_string(), None),
+        _ => ErrorData::invalid_params(error.to_string(), None),
+    }
+}
