@@ -25,8 +25,11 @@
 //!   `redis`), or a file path for redb (feature `redb`, one process); default: memory.
 //! - `--lease-ms N`: how long a claim holds without word from its process (default 60 s).
 //! - `--ledger PATH`: also serve `send_payout`, an external tool whose side effect is a
-//!   line appended to PATH (to watch replicas pay once); payouts over 1,000 wait for a
-//!   person.
+//!   line appended to PATH (to watch replicas pay once; payouts over 1,000 wait for a
+//!   person), and `cancel_subscription`, a destructive one written there too.
+//! - `--tasks`: serve MCP tasks (2026-07-28's extension): `build_report`, `send_payout`
+//!   and `cancel_subscription` run as tasks for a client that declares them, kept in
+//!   the store; `--max-tasks N` live tasks per caller (default 100).
 //! - `--client-approval`: clients may decide tickets: asked through elicitation on
 //!   2026-07-28, or with `toolwright/resume`.
 //! - `--code` (feature `code`): also serve `run_code`, which runs a Python program over
@@ -59,48 +62,18 @@ mod tools;
 #[path = "agent/setup.rs"]
 mod setup;
 
-use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use setup::{coding_context, coding_registry, scratch_workspace};
+use tools::tasks::{BuildReport, CancelSubscription, PayoutLedger, SendPayout};
 use tools::{ConvertTemperature, Notes, SaveNote, SearchNotes};
+use toolwright::ToolSettings;
 use toolwright::idempotency::{Idempotency, IdempotencyStore, MemoryStore};
 use toolwright::mcp::{HttpLimits, HttpServer, McpServer, shutdown_signal};
 use toolwright::policy::AllowAll;
-use toolwright::{ToolError, ToolSettings, tool};
-
-/// Where payouts are written: a file every replica appends to.
-struct PayoutLedger(PathBuf);
-
-fn over_limit(_recipient: &str, amount: &u64) -> Option<String> {
-    (*amount > 1_000).then(|| format!("a payout of {amount} is over the 1,000 limit"))
-}
-
-/// Pay money out to a recipient. The payment provider takes a moment to answer.
-#[tool(effect = "external", approval = over_limit, callers = "any")]
-async fn send_payout(
-    /// Who is paid, like `acct-42`.
-    #[arg(pattern = "^[a-z0-9-]{1,64}$")]
-    recipient: String,
-    /// Amount in cents.
-    #[arg(minimum = 1, maximum = 1_000_000)]
-    amount: u64,
-    #[ctx] ledger: &PayoutLedger,
-) -> Result<String, ToolError> {
-    eprintln!("send_payout: paying {amount} to {recipient}");
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&ledger.0)
-        .map_err(|e| ToolError::failed(format!("the ledger cannot be opened: {e}")))?;
-    // One write of one line: appends from several processes do not interleave.
-    file.write_all(format!("{recipient} {amount} {}\n", std::process::id()).as_bytes())
-        .map_err(|e| ToolError::failed(format!("the ledger cannot be written: {e}")))?;
-    Ok(format!("paid {amount} to {recipient}"))
-}
+use toolwright::task::TaskSettings;
 
 /// The store `--store` names.
 async fn open_store(store: &str) -> Result<Box<dyn IdempotencyStore>, String> {
@@ -163,6 +136,8 @@ struct Options {
     lease: Option<Duration>,
     ledger: Option<PathBuf>,
     client_approval: bool,
+    tasks: bool,
+    max_tasks: Option<usize>,
     code: bool,
     oauth_issuer: Option<String>,
     resource: Option<String>,
@@ -170,7 +145,7 @@ struct Options {
     limits: HttpLimits,
 }
 
-const USAGE: &str = "usage: mcp_server [--http 127.0.0.1:PORT] [--workspace DIR] [--store URL|PATH] [--lease-ms N] [--ledger PATH] [--client-approval] [--code] [--oauth-issuer URL] [--resource URL] [--max-connections N] [--max-in-flight N] [--header-timeout-ms N] [--body-timeout-ms N] [--idle-timeout-ms N] [--write-timeout-ms N] [--shutdown-grace-ms N] [--allowed-host HOST]...";
+const USAGE: &str = "usage: mcp_server [--http 127.0.0.1:PORT] [--workspace DIR] [--store URL|PATH] [--lease-ms N] [--ledger PATH] [--client-approval] [--tasks] [--max-tasks N] [--code] [--oauth-issuer URL] [--resource URL] [--max-connections N] [--max-in-flight N] [--header-timeout-ms N] [--body-timeout-ms N] [--idle-timeout-ms N] [--write-timeout-ms N] [--shutdown-grace-ms N] [--allowed-host HOST]...";
 
 fn number(arg: &str, value: String) -> Result<u64, String> {
     value
@@ -186,6 +161,8 @@ fn options() -> Result<Options, String> {
         lease: None,
         ledger: None,
         client_approval: false,
+        tasks: false,
+        max_tasks: None,
         code: false,
         oauth_issuer: None,
         resource: None,
@@ -212,6 +189,8 @@ fn options() -> Result<Options, String> {
             }
             "--ledger" => options.ledger = Some(value()?.into()),
             "--client-approval" => options.client_approval = true,
+            "--tasks" => options.tasks = true,
+            "--max-tasks" => options.max_tasks = Some(number(&arg, value()?)? as usize),
             "--code" => options.code = true,
             "--oauth-issuer" => options.oauth_issuer = Some(value()?),
             "--resource" => options.resource = Some(value()?),
@@ -258,7 +237,8 @@ async fn main() -> Result<(), String> {
     let mut registry = coding_registry()
         .with(SaveNote)
         .with(SearchNotes)
-        .with(ConvertTemperature);
+        .with(ConvertTemperature)
+        .with(BuildReport);
     let mut context = coding_context(&workspace)
         .map_err(|e| format!("opening {}: {e}", workspace.display()))?
         .with(Notes::default());
@@ -279,7 +259,9 @@ async fn main() -> Result<(), String> {
         // Small payouts run without asking; the tool's own rule asks above 1,000.
         registry = registry
             .with(SendPayout)
-            .configure("send_payout", ToolSettings::new().policy(AllowAll));
+            .with(CancelSubscription)
+            .configure("send_payout", ToolSettings::new().policy(AllowAll))
+            .configure("cancel_subscription", ToolSettings::new().policy(AllowAll));
         context = context.with(PayoutLedger(ledger));
     }
     if options.code {
@@ -300,6 +282,13 @@ async fn main() -> Result<(), String> {
         );
     if options.client_approval {
         server = server.with_client_approval();
+    }
+    if options.tasks {
+        let mut settings = TaskSettings::new();
+        if let Some(max) = options.max_tasks {
+            settings = settings.max_per_caller(max);
+        }
+        server = server.with_tasks(settings).map_err(|e| e.to_string())?;
     }
     let served = match options.http {
         Some(addr) => {

@@ -85,6 +85,8 @@ mod public_api;
 #[cfg(all(feature = "mcp-http", feature = "postgres", feature = "redis"))]
 mod replicas;
 mod stores;
+#[cfg(feature = "mcp-http")]
+mod task_crashes;
 #[cfg(feature = "mcp")]
 mod tool_changes;
 #[cfg(feature = "search")]

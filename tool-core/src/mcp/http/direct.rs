@@ -80,7 +80,7 @@ pub(super) fn read<'a>(shared: &Shared, parts: &Parts, body: &'a [u8]) -> Option
         return None;
     }
     read_plain(parts, body, |name| {
-        !shared.declares_headers.contains(name) && shared.registry.get(name).is_some()
+        !shared.through_sdk.contains(name) && shared.registry.get(name).is_some()
     })
 }
 

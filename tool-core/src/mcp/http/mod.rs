@@ -84,8 +84,10 @@ struct Shared {
     context: Arc<crate::context::Context>,
     /// The server answers approvals inside MCP (such calls go through rmcp).
     client_approval: bool,
-    /// The tools with `x-mcp-header` arguments, whose headers rmcp checks.
-    declares_headers: rustc_hash::FxHashSet<String>,
+    /// The tools whose calls rmcp answers: those with `x-mcp-header` arguments (whose
+    /// headers rmcp checks) and, when the server serves tasks, those that may run as
+    /// tasks.
+    through_sdk: rustc_hash::FxHashSet<String>,
 }
 
 /// What a response holds until it has been sent.
@@ -172,18 +174,24 @@ impl HttpServer {
         let registry = server.registry.clone();
         let context = server.context().clone();
         let client_approval = server.client_approval;
-        let declares_headers = server
+        let serves_tasks = server.tasks.is_some();
+        let through_sdk = server
             .tools
             .iter()
             .filter(|tool| {
                 let properties = tool.input_schema.get("properties");
-                properties
+                let headers = properties
                     .and_then(serde_json::Value::as_object)
                     .is_some_and(|properties| {
                         properties
                             .values()
                             .any(|property| property.get("x-mcp-header").is_some())
-                    })
+                    });
+                let task = serves_tasks
+                    && registry.get(&tool.name).is_some_and(|known| {
+                        known.spec().task != crate::spec::TaskSupport::Forbidden
+                    });
+                headers || task
             })
             .map(|tool| tool.name.to_string())
             .collect();
@@ -217,7 +225,7 @@ impl HttpServer {
             registry,
             context,
             client_approval,
-            declares_headers,
+            through_sdk,
         });
         let mut shutdown = shutdown;
         loop {
