@@ -26,9 +26,10 @@
 //! - `--lease-ms N`: how long a claim holds without word from its process (default 60 s).
 //! - `--ledger PATH`: also serve `send_payout`, an external tool whose side effect is a
 //!   line appended to PATH (to watch replicas pay once; payouts over 1,000 wait for a
-//!   person), and `cancel_subscription`, a destructive one written there too.
-//! - `--tasks`: serve MCP tasks (2026-07-28's extension): `build_report`, `send_payout`
-//!   and `cancel_subscription` run as tasks for a client that declares them, kept in
+//!   person), and `cancel_subscription` and `close_account`, destructive ones written
+//!   there too (the second can tell, after a crash, whether it happened).
+//! - `--tasks`: serve MCP tasks (2026-07-28's extension): `build_report` and the ledger's
+//!   tools run as tasks for a client that declares them, kept in
 //!   the store; `--max-tasks N` live tasks per caller (default 100).
 //! - `--client-approval`: clients may decide tickets: asked through elicitation on
 //!   2026-07-28, or with `toolwright/resume`.
@@ -67,7 +68,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use setup::{coding_context, coding_registry, scratch_workspace};
-use tools::tasks::{BuildReport, CancelSubscription, PayoutLedger, SendPayout};
+use tools::tasks::{BuildReport, CancelSubscription, CloseAccount, PayoutLedger, SendPayout};
 use tools::{ConvertTemperature, Notes, SaveNote, SearchNotes};
 use toolwright::ToolSettings;
 use toolwright::idempotency::{Idempotency, IdempotencyStore, MemoryStore};
@@ -260,8 +261,10 @@ async fn main() -> Result<(), String> {
         registry = registry
             .with(SendPayout)
             .with(CancelSubscription)
+            .with(CloseAccount)
             .configure("send_payout", ToolSettings::new().policy(AllowAll))
-            .configure("cancel_subscription", ToolSettings::new().policy(AllowAll));
+            .configure("cancel_subscription", ToolSettings::new().policy(AllowAll))
+            .configure("close_account", ToolSettings::new().policy(AllowAll));
         context = context.with(PayoutLedger(ledger));
     }
     if options.code {

@@ -1,8 +1,9 @@
 //! Crash injection for tasks: the example server (Streamable HTTP, `--tasks`) is killed
 //! with SIGKILL at random moments while tasks run, and a new process on the same store
-//! answers for them. Two tools, their effects counted in a ledger file outside both
-//! processes: `send_payout` (external, keyed: it claims its key) and
-//! `cancel_subscription` (destructive, no key, no claim).
+//! answers for them. Three tools, their effects counted in a ledger file outside both
+//! processes: `send_payout` (external, keyed: it claims its key),
+//! `cancel_subscription` (destructive, no key, no claim) and `close_account`
+//! (destructive, no claim, with a reconciliation that reads the ledger).
 //!
 //! Lives follow each other until 200 tasks were started. Each life starts up to ten
 //! tasks, 60 ms apart, each 300 ms from start to effect, and is killed at a random
@@ -13,6 +14,8 @@
 //!   never re-runs);
 //! - every task ends: `completed` (its effect in the ledger once) or `failed` with
 //!   "outcome unknown" (the in-doubt call surfaced, never re-run);
+//! - every in-doubt `close_account` is decided by its reconciliation: `completed`, its
+//!   effect in the ledger once, whether the crash came before or after it;
 //! - a task seen `completed` before the kill is `completed` with the same result after.
 //!
 //! The counts are printed (`--nocapture`) for the record. The random seed is printed
@@ -96,10 +99,18 @@ fn try_post(url: &str, body: &str) -> Option<Value> {
     serde_json::from_str(json).ok()
 }
 
+/// Which tool a case calls.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Kind {
+    Payout,
+    Cancel,
+    Close,
+}
+
 /// One task of the run: what it calls, and what was seen of it.
 struct Case {
     recipient: String,
-    payout: bool,
+    kind: Kind,
     task: String,
     /// Its result, when it was seen completed before the kill.
     finished_before: Option<Value>,
@@ -114,6 +125,11 @@ struct Counts {
     in_doubt_with_effect: usize,
     duplicated_effects: usize,
     rerun_unkeyed: usize,
+    reconciled: usize,
+    /// Printed for the record: how many reconciliations found the effect done.
+    #[allow(dead_code)]
+    reconciled_happened: usize,
+    reconciled_unfinished: usize,
     finished_before_kill: usize,
     finished_results_lost: usize,
     completed_without_effect: usize,
@@ -181,6 +197,7 @@ fn crash_runs(store: &str, name: &str, runs: usize) -> Counts {
     let _ = std::fs::remove_file(&ledger);
     let run = format!("{name}-{}-{seed}", std::process::id());
     let mut cases = Vec::new();
+    let (mut reconciled, mut reconciled_happened) = (0, 0);
     let mut life = 0;
     while cases.len() < runs {
         life += 1;
@@ -192,18 +209,21 @@ fn crash_runs(store: &str, name: &str, runs: usize) -> Counts {
         let life_run = run.clone();
         let sender = std::thread::spawn(move || {
             for n in 0..10u64 {
-                let payout = n % 2 == 0;
+                let kind = [Kind::Payout, Kind::Cancel, Kind::Close][n as usize % 3];
                 let recipient = format!("c{life}-{n}");
-                let (params, key) = if payout {
-                    (
+                let (params, key) = match kind {
+                    Kind::Payout => (
                         json!({"name": "send_payout", "arguments": {"recipient": recipient, "amount": 100}}),
                         Some(format!("{life_run}-{life}-{n}")),
-                    )
-                } else {
-                    (
+                    ),
+                    Kind::Cancel => (
                         json!({"name": "cancel_subscription", "arguments": {"recipient": recipient}}),
                         None,
-                    )
+                    ),
+                    Kind::Close => (
+                        json!({"name": "close_account", "arguments": {"recipient": recipient}}),
+                        None,
+                    ),
                 };
                 let body = with_tasks(n, "tools/call", params, key.as_deref());
                 let Some(reply) = try_post(&url_server, &body) else {
@@ -212,7 +232,7 @@ fn crash_runs(store: &str, name: &str, runs: usize) -> Counts {
                 let Some(task) = reply["result"]["taskId"].as_str() else {
                     panic!("a task: {reply}");
                 };
-                if send.send((recipient, payout, task.to_owned())).is_err() {
+                if send.send((recipient, kind, task.to_owned())).is_err() {
                     return;
                 }
                 std::thread::sleep(Duration::from_millis(60));
@@ -222,9 +242,9 @@ fn crash_runs(store: &str, name: &str, runs: usize) -> Counts {
         // What is finished now must still be finished after the kill.
         let mut life_cases: Vec<Case> = created
             .try_iter()
-            .map(|(recipient, payout, task)| Case {
+            .map(|(recipient, kind, task)| Case {
                 recipient,
-                payout,
+                kind,
                 task,
                 finished_before: None,
             })
@@ -239,9 +259,9 @@ fn crash_runs(store: &str, name: &str, runs: usize) -> Counts {
         first.child.wait().unwrap();
         let _ = sender.join();
         // Tasks whose creation answered just before the kill.
-        life_cases.extend(created.try_iter().map(|(recipient, payout, task)| Case {
+        life_cases.extend(created.try_iter().map(|(recipient, kind, task)| Case {
             recipient,
-            payout,
+            kind,
             task,
             finished_before: None,
         }));
@@ -253,19 +273,37 @@ fn crash_runs(store: &str, name: &str, runs: usize) -> Counts {
             }
             cases.push((case, end));
         }
+        // What the second process reconciled, from its log.
+        let log = second.log.lock().unwrap();
+        for line in log.try_iter() {
+            if line.contains("close_account: reconciled") {
+                reconciled += 1;
+                if line.ends_with("it happened") {
+                    reconciled_happened += 1;
+                }
+            }
+        }
+        drop(log);
         drop(second);
     }
     let effects = ledger_counts(&ledger);
-    let mut counts = Counts::default();
+    let mut counts = Counts {
+        reconciled,
+        reconciled_happened,
+        ..Counts::default()
+    };
     for (case, end) in &cases {
         counts.runs += 1;
         let done = effects.get(&case.recipient).copied().unwrap_or(0);
         if done > 1 {
-            if case.payout {
+            if case.kind == Kind::Payout {
                 counts.duplicated_effects += 1;
             } else {
                 counts.rerun_unkeyed += 1;
             }
+        }
+        if case.kind == Kind::Close && end["status"] != "completed" {
+            counts.reconciled_unfinished += 1;
         }
         if let Some(before) = &case.finished_before {
             counts.finished_before_kill += 1;
@@ -308,6 +346,7 @@ fn assert_held(counts: &Counts) {
     assert_eq!(counts.finished_results_lost, 0, "{counts:?}");
     assert_eq!(counts.completed_without_effect, 0, "{counts:?}");
     assert_eq!(counts.unfinished, 0, "{counts:?}");
+    assert_eq!(counts.reconciled_unfinished, 0, "{counts:?}");
     assert_eq!(
         counts.completed + counts.in_doubt_surfaced,
         counts.runs,
@@ -315,7 +354,7 @@ fn assert_held(counts: &Counts) {
     );
     // The kills landed at every point: some calls finished, some were in doubt.
     assert!(
-        counts.in_doubt_surfaced > 0 && counts.completed > 0,
+        counts.in_doubt_surfaced > 0 && counts.completed > 0 && counts.reconciled > 0,
         "{counts:?}"
     );
 }

@@ -40,4 +40,5 @@ pub fn every_example_tool(
         .with(tasks::BuildReport)
         .with(tasks::SendPayout)
         .with(tasks::CancelSubscription)
+        .with(tasks::CloseAccount)
 }

@@ -7,7 +7,10 @@
 //! - `send_payout` pays through a provider and waits for a person above 1,000 (external:
 //!   it claims its idempotency key, so a crash never pays twice);
 //! - `cancel_subscription` cannot be undone (destructive, no key: after a crash
-//!   mid-call its task fails "outcome unknown" rather than cancel twice).
+//!   mid-call its task fails "outcome unknown" rather than cancel twice);
+//! - `close_account` cannot be undone either, but can tell whether it happened
+//!   (`reconcile = account_closed`): after a crash mid-call the answer decides, and the
+//!   call runs only if the account is still open.
 //!
 //! The payout and the cancellation write their effect as a line of a ledger file
 //! outside the process, where a test counts them.
@@ -16,7 +19,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use toolwright::{ToolError, feedback, tool};
+use toolwright::{Context, Reconciled, ToolError, ToolOutput, feedback, tool};
 
 /// Where payouts and cancellations are written: a file every process appends to.
 pub struct PayoutLedger(pub PathBuf);
@@ -86,4 +89,45 @@ pub async fn cancel_subscription(
     ledger.write(&format!("{recipient} cancelled"))?;
     tokio::time::sleep(Duration::from_millis(50)).await;
     Ok(format!("cancelled the subscription of {recipient}"))
+}
+
+/// Close a recipient's account for good and return what was closed. Use when the user
+/// asks to close an account; it cannot be undone, so never use it to suspend one.
+#[tool(effect = "destructive", task = "optional", reconcile = account_closed)]
+pub async fn close_account(
+    /// Whose account, like `acct-42`.
+    #[arg(pattern = "^[a-z0-9-]{1,64}$")]
+    recipient: String,
+    #[ctx] ledger: &PayoutLedger,
+) -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    ledger.write(&format!("{recipient} closed"))?;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    Ok(format!("closed the account of {recipient}"))
+}
+
+/// Whether `close_account` closed `recipient`'s account before its process died: the
+/// ledger says. What a reconciliation must do: ask the world (never this process's
+/// memory), answer `Happened` with the result the tool would have given, `DidNotHappen`
+/// only when sure, and `Unknown` when the world cannot say.
+async fn account_closed(ctx: &Context, recipient: &String) -> Reconciled {
+    let Some(ledger) = ctx.get::<PayoutLedger>() else {
+        return Reconciled::Unknown("no ledger to look in".into());
+    };
+    let closed = format!("{recipient} closed ");
+    let found = match std::fs::read_to_string(&ledger.0) {
+        Ok(text) if text.lines().any(|line| line.starts_with(&closed)) => Reconciled::Happened(Ok(
+            ToolOutput::Text(format!("closed the account of {recipient}")),
+        )),
+        Ok(_) => Reconciled::DidNotHappen,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Reconciled::DidNotHappen,
+        Err(error) => Reconciled::Unknown(format!("the ledger cannot be read: {error}")),
+    };
+    let said = match &found {
+        Reconciled::Happened(_) => "it happened",
+        Reconciled::DidNotHappen => "it did not happen",
+        _ => "unknown",
+    };
+    eprintln!("close_account: reconciled {recipient}: {said}");
+    found
 }

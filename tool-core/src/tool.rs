@@ -18,6 +18,22 @@ use crate::spec::ToolSpec;
 /// What a tool call ends with: the output, or the error the model reads.
 pub type ToolOutcome = Result<ToolOutput, ToolError>;
 
+/// What a tool's reconciliation ([`Tool::reconcile`]) found out about a call whose
+/// outcome was unknown.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Reconciled {
+    /// The call took effect: what it returned, as the tool would have returned it.
+    Happened(ToolOutcome),
+    /// It did not take effect: the call runs now.
+    DidNotHappen,
+    /// The world cannot say: the call stays "outcome unknown", with why.
+    Unknown(String),
+}
+
+/// The future [`Tool::reconcile`] returns.
+pub type ReconcileFuture<'a> = Pin<Box<dyn Future<Output = Reconciled> + Send + 'a>>;
+
 /// The future a tool call returns: already finished for a synchronous tool (nothing is
 /// allocated, and the dispatcher does not suspend), a boxed future otherwise.
 ///
@@ -186,6 +202,20 @@ pub trait Tool: Send + Sync + 'static {
     /// may run together.
     fn resource_key(&self, args: &Prepared) -> Option<String> {
         let _ = args;
+        None
+    }
+
+    /// Whether a call of this tool took effect, asked of the world when its process died
+    /// between starting it and recording how it ended (`#[tool(reconcile = path)]`): a
+    /// task's call that cannot simply run again (a `write` or `destructive` tool without
+    /// an idempotency claim) is then decided by the answer instead of failing "outcome
+    /// unknown". `None` (the default) when the tool has no way to ask.
+    fn reconcile<'a>(
+        &'a self,
+        ctx: &'a Context,
+        args: &'a Prepared,
+    ) -> Option<ReconcileFuture<'a>> {
+        let _ = (ctx, args);
         None
     }
 

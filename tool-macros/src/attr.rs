@@ -34,6 +34,9 @@ pub struct ToolOptions {
     pub classify: Option<syn::Path>,
     pub approval: Option<syn::Path>,
     pub describe: Option<syn::Path>,
+    /// `reconcile = path`: asks the world whether a call whose outcome is unknown took
+    /// effect.
+    pub reconcile: Option<syn::Path>,
     /// `example = r#"{...}"#`, repeatable: a whole call's arguments.
     #[darling(multiple, rename = "example")]
     pub examples: Vec<SpannedValue<String>>,
@@ -290,6 +293,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "classify",
     "approval",
     "describe",
+    "reconcile",
     "example",
 ];
 

@@ -370,7 +370,8 @@ fn check_task(tool: &ToolFn<'_>, errors: &Errors) {
         return;
     }
     let synonym = match task.to_ascii_lowercase().as_str() {
-        "true" | "yes" | "allowed" | "allow" | "supported" | "maybe" => Some("optional"),
+        "true" | "yes" | "allowed" | "allow" | "supported" | "maybe" | "background" | "async"
+        | "long" => Some("optional"),
         "always" | "must" | "only" => Some("required"),
         "false" | "no" | "never" | "none" => Some("forbidden"),
         _ => None,

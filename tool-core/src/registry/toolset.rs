@@ -157,4 +157,12 @@ impl Tool for Respecified {
     fn resource_key(&self, args: &Prepared) -> Option<String> {
         self.inner.resource_key(args)
     }
+
+    fn reconcile<'a>(
+        &'a self,
+        ctx: &'a Context,
+        args: &'a Prepared,
+    ) -> Option<crate::tool::ReconcileFuture<'a>> {
+        self.inner.reconcile(ctx, args)
+    }
 }

@@ -15,6 +15,7 @@ use crate::error::ErrorKind;
 use crate::feedback::{self, Feedback};
 use crate::idempotency::{TaskRow, millis, unix_millis};
 use crate::spec::Idempotence;
+use crate::tool::Reconciled;
 
 /// What a task runs.
 pub(super) enum Work {
@@ -22,6 +23,19 @@ pub(super) enum Work {
     Dispatch(Box<ToolCall>),
     /// A decided ticket, through [`Registry::resume`](crate::Registry::resume).
     Resume(Box<(ApprovalTicket, ApprovalDecision)>),
+    /// A call whose outcome is unknown, decided by its tool's reconciliation: its
+    /// result if it happened, the call run if it did not.
+    Reconcile(Box<ToolCall>),
+}
+
+/// What becomes of a task whose process died.
+enum Verdict {
+    /// Its call runs (again).
+    Run,
+    /// Its tool's reconciliation decides.
+    Reconcile,
+    /// It fails, with why.
+    Fail(String),
 }
 
 pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -67,6 +81,7 @@ impl Tasks {
                     let (ticket, decision) = *decided;
                     registry.resume(&run_ctx, &ticket, decision).await
                 }
+                Work::Reconcile(call) => reconciled(registry, &run_ctx, *call).await,
             }
         });
         let result = {
@@ -176,7 +191,7 @@ impl Tasks {
         if body.status != TaskStatus::Working || body.lease_until > now {
             return Ok(row);
         }
-        let verdict = self.verdict(&body);
+        let verdict = self.verdict(&ctx, &body);
         let runner = self.inner.runner.clone();
         let lease = millis(self.lease());
         let mut adopted = false;
@@ -187,13 +202,13 @@ impl Tasks {
                 }
                 adopted = true;
                 match &verdict {
-                    Err(message) => {
+                    Verdict::Fail(message) => {
                         body.status = TaskStatus::Failed;
                         body.error = Some(error_object(message));
                         body.message = Some(message.clone());
                         body.runner = None;
                     }
-                    Ok(()) => {
+                    Verdict::Run | Verdict::Reconcile => {
                         body.runner = Some(runner.clone());
                         body.lease_until = unix_millis() + lease;
                         body.started = false;
@@ -202,24 +217,25 @@ impl Tasks {
                 true
             })
             .await?;
-        if adopted && verdict.is_ok() {
-            let work = match body.decision {
-                Some(decided) => Work::Resume(Box::new(decided)),
-                None => Work::Dispatch(Box::new(body.call.to_call())),
+        if adopted {
+            let work = match (verdict, body.decision) {
+                (Verdict::Fail(_), _) => return Ok(row),
+                (Verdict::Reconcile, _) => Work::Reconcile(Box::new(body.call.to_call())),
+                (Verdict::Run, Some(decided)) => Work::Resume(Box::new(decided)),
+                (Verdict::Run, None) => Work::Dispatch(Box::new(body.call.to_call())),
             };
             self.spawn(ctx, &row.id, work);
         }
         Ok(row)
     }
 
-    /// Whether the call of a task whose process died may run again: `Err` with the
-    /// message it fails with when it may not.
-    fn verdict(&self, body: &Body) -> Result<(), String> {
+    /// What becomes of the call of a task whose process died (see the module's table).
+    fn verdict(&self, ctx: &Context, body: &Body) -> Verdict {
         if !body.started {
-            return Ok(());
+            return Verdict::Run;
         }
         let Some(tool) = self.inner.registry.get(&body.call.name) else {
-            return Err(format!(
+            return Verdict::Fail(format!(
                 "outcome unknown: the process running this call of '{}' stopped, and this server no longer serves the tool; the call may have happened: check before you call again",
                 body.call.name
             ));
@@ -229,14 +245,58 @@ impl Tasks {
             || spec.idempotence == Idempotence::Idempotent
             || spec.needs_idempotency_key(spec.effect);
         if again {
-            Ok(())
+            return Verdict::Run;
+        }
+        let can_reconcile = body.decision.is_none()
+            && self
+                .inner
+                .registry
+                .prepare_call(&body.call.to_call())
+                .is_ok_and(|(tool, prepared)| tool.reconcile(ctx, &prepared).is_some());
+        if can_reconcile {
+            Verdict::Reconcile
         } else {
-            Err(format!(
+            Verdict::Fail(format!(
                 "outcome unknown: the process running this call of '{}' stopped before it recorded how the call ended, so the call may have happened; check before you call again",
                 body.call.name
             ))
         }
     }
+}
+
+/// The call, decided by its tool's reconciliation: the result it had if it happened, the
+/// call run now if it did not, "outcome unknown" with the reason if the world cannot say.
+async fn reconciled(
+    registry: &crate::registry::Registry,
+    ctx: &Context,
+    call: ToolCall,
+) -> ToolResult {
+    let outcome = match registry.prepare_call(&call) {
+        Err(error) => Err(error),
+        Ok((tool, prepared)) => match tool.reconcile(ctx, &prepared) {
+            None => Err(unknown(&call.name, "it has no reconciliation")),
+            Some(asking) => match asking.await {
+                Reconciled::Happened(outcome) => outcome,
+                Reconciled::DidNotHappen => return registry.dispatch(ctx, call).await,
+                Reconciled::Unknown(why) => Err(unknown(&call.name, &why)),
+            },
+        },
+    };
+    let notes = crate::dispatch::Notes {
+        entry: registry.entry(&call.name),
+        ..Default::default()
+    };
+    registry.finish((call.id, call.name, call.program), outcome, notes)
+}
+
+fn unknown(tool: &str, why: &str) -> crate::error::ToolError {
+    crate::error::ToolError::new(
+        ErrorKind::OutcomeUnknown,
+        format!(
+            "the process running this call of '{tool}' stopped before it recorded how the call ended, and asking the world did not settle it ({why}); the call may have happened: check before you call again"
+        ),
+    )
+    .with_retryable(false)
 }
 
 /// Where a finished call leaves its task.
