@@ -238,6 +238,8 @@ pub mod guide {
     pub mod stores {}
     #[doc = include_str!("guide/mcp.md")]
     pub mod mcp {}
+    #[doc = include_str!("guide/tasks.md")]
+    pub mod tasks {}
     #[doc = include_str!("guide/mcp_client.md")]
     pub mod mcp_client {}
     #[doc = include_str!("guide/search.md")]
