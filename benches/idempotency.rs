@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use toolwright::ToolSettings;
-use toolwright::idempotency::{Idempotency, IdempotencyStore, MemoryStore};
+use toolwright::idempotency::{Idempotency, IdempotencyStore};
 use toolwright::policy::AllowAll;
 use toolwright::{Context, Registry, ToolCall, tool};
 
@@ -42,6 +42,11 @@ fn pay_plain(
 
 const ARGUMENTS: &str = r#"{"recipient": "acct-42", "amount": 2500}"#;
 
+#[path = "support/stores.rs"]
+mod stores;
+
+use stores::percentile;
+
 fn registry(store: impl IdempotencyStore + 'static) -> Registry {
     // A short retention keeps the memory store's map small over millions of calls.
     let idempotency = Idempotency::new(store)
@@ -67,77 +72,13 @@ fn plain_call() -> ToolCall {
     ToolCall::new("c", "pay_plain", ARGUMENTS)
 }
 
-#[cfg(any(feature = "postgres", feature = "redis"))]
-fn service_url(variable: &str) -> Option<String> {
-    if let Ok(url) = std::env::var(variable) {
-        return Some(url);
-    }
-    let output = std::process::Command::new(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/test/services"),
-    )
-    .arg("up")
-    .output()
-    .ok()?;
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .find_map(|line| {
-            line.strip_prefix(&format!("{variable}="))
-                .map(str::to_owned)
-        })
-}
-
-#[cfg_attr(
-    not(any(feature = "postgres", feature = "redis")),
-    allow(unused_variables)
-)]
-fn stores(rt: &tokio::runtime::Runtime) -> Vec<(&'static str, Registry)> {
-    #[cfg_attr(
-        not(any(feature = "redb", feature = "postgres", feature = "redis")),
-        allow(unused_mut)
-    )]
-    let mut stores = vec![("memory", registry(MemoryStore::new()))];
-    #[cfg(feature = "redb")]
-    {
-        let path =
-            std::env::temp_dir().join(format!("toolwright-bench-{}.redb", std::process::id()));
-        let _ = std::fs::remove_file(&path);
-        let store = toolwright::idempotency::RedbStore::open(&path).expect("a redb file");
-        stores.push(("redb", registry(store)));
-    }
-    #[cfg(feature = "postgres")]
-    match service_url("TOOLWRIGHT_POSTGRES_URL") {
-        Some(url) => {
-            let store = rt
-                .block_on(toolwright::idempotency::PostgresStore::connect(&url))
-                .expect("PostgreSQL");
-            stores.push(("postgres", registry(store)));
-        }
-        None => eprintln!("postgres: no server (scripts/test/services up --install); skipped"),
-    }
-    #[cfg(feature = "redis")]
-    match service_url("TOOLWRIGHT_REDIS_URL") {
-        Some(url) => {
-            let store = rt
-                .block_on(toolwright::idempotency::RedisStore::connect(&url))
-                .expect("Redis");
-            stores.push(("redis", registry(store)));
-        }
-        None => eprintln!("redis: no server (scripts/test/services up --install); skipped"),
-    }
-    stores
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     let ctx = Context::new();
-    let stores = stores(&rt);
+    let stores = stores::stores(&rt, registry);
     let mut criterion = Criterion::default().configure_from_args();
     for (name, registry) in &stores {
         let mut group = criterion.benchmark_group(format!("external call, {name} store"));

@@ -339,8 +339,13 @@ async fn task_conformance(store: Arc<dyn IdempotencyStore>) {
         .await
         .unwrap();
     assert_eq!(ids(rest), [c], "{name}");
-    assert_eq!(tasks.count(&owner, now).await.unwrap(), 3, "{name}");
-    assert_eq!(tasks.count(&other, now).await.unwrap(), 1);
+    assert_eq!(tasks.count(&owner, 10, now).await.unwrap(), 3, "{name}");
+    assert_eq!(
+        tasks.count(&owner, 2, now).await.unwrap(),
+        2,
+        "{name}: up to"
+    );
+    assert_eq!(tasks.count(&other, 10, now).await.unwrap(), 1);
 
     // Expired: gone from get, list and count, and its id free again; not replaceable.
     let later = now + 10_000;
@@ -352,7 +357,7 @@ async fn task_conformance(store: Arc<dyn IdempotencyStore>) {
             .unwrap()
             .is_empty()
     );
-    assert_eq!(tasks.count(&owner, later).await.unwrap(), 0);
+    assert_eq!(tasks.count(&owner, 10, later).await.unwrap(), 0);
     let mut late = second.clone();
     late.version = 3;
     assert!(!tasks.replace(&late, later).await.unwrap(), "{name}");

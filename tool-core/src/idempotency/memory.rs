@@ -24,6 +24,8 @@ struct Entries {
     since_sweep: usize,
     /// Tasks by id.
     tasks: HashMap<String, TaskRow>,
+    /// Each owner's tasks, by creation time and id: the order of a listing.
+    by_owner: HashMap<String, std::collections::BTreeSet<(u64, String)>>,
     /// Tasks inserted since the last sweep of expired tasks.
     tasks_since_sweep: usize,
 }
@@ -110,23 +112,71 @@ impl IdempotencyStore for MemoryStore {
     }
 }
 
+impl Entries {
+    /// Forgets the tasks expired by `now`, and their places in their owners' order.
+    fn sweep_tasks(&mut self, now: u64) {
+        let Entries {
+            tasks, by_owner, ..
+        } = self;
+        tasks.retain(|_, task| {
+            let live = task.expires_at > now;
+            if !live && let Some(order) = by_owner.get_mut(&task.owner) {
+                order.remove(&(task.created_at, task.id.clone()));
+                if order.is_empty() {
+                    by_owner.remove(&task.owner);
+                }
+            }
+            live
+        });
+    }
+
+    /// Keeps `row`, in place of any task with its id (expired, so no longer listed).
+    fn keep(&mut self, row: &TaskRow) {
+        if let Some(old) = self.tasks.insert(row.id.clone(), row.clone())
+            && let Some(order) = self.by_owner.get_mut(&old.owner)
+        {
+            order.remove(&(old.created_at, old.id));
+        }
+        self.by_owner
+            .entry(row.owner.clone())
+            .or_default()
+            .insert((row.created_at, row.id.clone()));
+    }
+
+    /// The live tasks of `owner` after `after`, oldest first.
+    fn owned<'e>(
+        &'e self,
+        owner: &str,
+        after: Option<(u64, &str)>,
+        now: u64,
+    ) -> impl Iterator<Item = &'e TaskRow> {
+        let start = after.map(|(at, id)| (at, id.to_owned()));
+        (self.by_owner.get(owner).into_iter())
+            .flat_map(move |order| {
+                let from = match &start {
+                    Some(start) => std::ops::Bound::Excluded(start.clone()),
+                    None => std::ops::Bound::Unbounded,
+                };
+                order.range((from, std::ops::Bound::Unbounded))
+            })
+            .filter_map(|(_, id)| self.tasks.get(id))
+            .filter(move |task| task.expires_at > now)
+    }
+}
+
 impl TaskStore for MemoryStore {
     fn insert<'a>(&'a self, row: &'a TaskRow, now: u64) -> StoreFuture<'a, Option<TaskRow>> {
         let mut entries = self.entries();
         entries.tasks_since_sweep += 1;
         if entries.tasks_since_sweep >= 256 && entries.tasks_since_sweep >= entries.tasks.len() / 2
         {
-            entries.tasks.retain(|_, task| task.expires_at > now);
+            entries.sweep_tasks(now);
             entries.tasks_since_sweep = 0;
         }
-        let found = match entries.tasks.entry(row.id.clone()) {
-            Entry::Occupied(held) if held.get().expires_at > now => Some(held.get().clone()),
-            Entry::Occupied(mut held) => {
-                held.insert(row.clone());
-                None
-            }
-            Entry::Vacant(free) => {
-                free.insert(row.clone());
+        let found = match entries.tasks.get(&row.id) {
+            Some(held) if held.expires_at > now => Some(held.clone()),
+            _ => {
+                entries.keep(row);
                 None
             }
         };
@@ -146,8 +196,14 @@ impl TaskStore for MemoryStore {
     fn replace<'a>(&'a self, row: &'a TaskRow, now: u64) -> StoreFuture<'a, bool> {
         let mut entries = self.entries();
         let replaced = match entries.tasks.get_mut(&row.id) {
+            // The owner and the creation time are the row's for life: its place in the
+            // owner's order stays.
             Some(task) if task.expires_at > now && task.version + 1 == row.version => {
-                *task = row.clone();
+                *task = TaskRow {
+                    owner: task.owner.clone(),
+                    created_at: task.created_at,
+                    ..row.clone()
+                };
                 true
             }
             _ => false,
@@ -163,19 +219,16 @@ impl TaskStore for MemoryStore {
         now: u64,
     ) -> StoreFuture<'a, Vec<TaskRow>> {
         let entries = self.entries();
-        let mut found: Vec<&TaskRow> = (entries.tasks.values())
-            .filter(|task| task.owner == owner && task.expires_at > now)
-            .filter(|task| after.is_none_or(|after| (task.created_at, task.id.as_str()) > after))
+        let page = entries
+            .owned(owner, after, now)
+            .take(limit)
+            .cloned()
             .collect();
-        found.sort_unstable_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
-        let page = found.into_iter().take(limit).cloned().collect();
         Box::pin(std::future::ready(Ok(page)))
     }
 
-    fn count<'a>(&'a self, owner: &'a str, now: u64) -> StoreFuture<'a, usize> {
-        let count = (self.entries().tasks.values())
-            .filter(|task| task.owner == owner && task.expires_at > now)
-            .count();
+    fn count<'a>(&'a self, owner: &'a str, up_to: usize, now: u64) -> StoreFuture<'a, usize> {
+        let count = self.entries().owned(owner, None, now).take(up_to).count();
         Box::pin(std::future::ready(Ok(count)))
     }
 }

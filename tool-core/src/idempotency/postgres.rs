@@ -98,8 +98,8 @@ const TASK_LIST: &str = "SELECT id, owner, version, created_at, expires_at, body
     FROM toolwright_tasks WHERE owner = $1 AND expires_at > $2 AND (created_at, id) > ($3, $4)
     ORDER BY created_at, id LIMIT $5";
 
-const TASK_COUNT: &str =
-    "SELECT count(*) FROM toolwright_tasks WHERE owner = $1 AND expires_at > $2";
+const TASK_COUNT: &str = "SELECT count(*) FROM (SELECT 1 FROM toolwright_tasks
+    WHERE owner = $1 AND expires_at > $2 LIMIT $3) AS live";
 
 const TASK_PURGE: &str = "DELETE FROM toolwright_tasks WHERE expires_at <= $1";
 
@@ -386,11 +386,14 @@ impl PostgresStore {
             .collect()
     }
 
-    async fn count_tasks(&self, owner: &str, now: u64) -> Result<usize, StoreError> {
+    async fn count_tasks(&self, owner: &str, up_to: usize, now: u64) -> Result<usize, StoreError> {
         let failed = |e: tokio_postgres::Error| StoreError::new(format!("counting tasks: {e}"));
         let client = self.client().await?;
         let row = client
-            .query_one(TASK_COUNT, &[&owner, &big(now)])
+            .query_one(
+                TASK_COUNT,
+                &[&owner, &big(now), &i64::try_from(up_to).unwrap_or(i64::MAX)],
+            )
             .await
             .map_err(failed)?;
         let count: i64 = row.try_get(0).map_err(failed)?;
@@ -421,8 +424,8 @@ impl TaskStore for PostgresStore {
         Box::pin(self.list_tasks(owner, after, limit, now))
     }
 
-    fn count<'a>(&'a self, owner: &'a str, now: u64) -> StoreFuture<'a, usize> {
-        Box::pin(self.count_tasks(owner, now))
+    fn count<'a>(&'a self, owner: &'a str, up_to: usize, now: u64) -> StoreFuture<'a, usize> {
+        Box::pin(self.count_tasks(owner, up_to, now))
     }
 }
 

@@ -185,6 +185,9 @@ impl RedbStore {
         limit: usize,
         now: u64,
     ) -> Result<Vec<TaskRow>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
         let read = self.db.begin_read().map_err(StoreError::new)?;
         let tasks = read.open_table(TASKS).map_err(StoreError::new)?;
         let order = read.open_table(TASK_ORDER).map_err(StoreError::new)?;
@@ -306,10 +309,8 @@ impl TaskStore for RedbStore {
         Box::pin(std::future::ready(self.owned(owner, after, limit, now)))
     }
 
-    fn count<'a>(&'a self, owner: &'a str, now: u64) -> StoreFuture<'a, usize> {
-        let count = self
-            .owned(owner, None, usize::MAX, now)
-            .map(|tasks| tasks.len());
+    fn count<'a>(&'a self, owner: &'a str, up_to: usize, now: u64) -> StoreFuture<'a, usize> {
+        let count = self.owned(owner, None, up_to, now).map(|tasks| tasks.len());
         Box::pin(std::future::ready(count))
     }
 }

@@ -74,8 +74,9 @@ redis.call('PEXPIREAT', KEYS[2], ARGV[2], 'GT')
 return 1
 ";
 
-/// KEYS[1] owner's set; ARGV task prefix, after created_at, after id, limit (0: count
-/// only), now, whether there is an `after`. Returns the live tasks (or their count).
+/// KEYS[1] owner's set; ARGV task prefix, after created_at, after id, limit, now,
+/// whether there is an `after`, whether to count only. Returns the live tasks (or their
+/// count, up to the limit).
 const TASK_LIST: &str = r"
 local out = {}
 local count = 0
@@ -91,14 +92,12 @@ for i = 1, #members, 2 do
       redis.call('ZREM', KEYS[1], id)
     elseif tonumber(rec[5]) > tonumber(ARGV[5]) then
       count = count + 1
-      if limit > 0 then
-        table.insert(out, rec)
-        if #out >= limit then break end
-      end
+      if ARGV[7] == '0' then table.insert(out, rec) end
+      if count >= limit then break end
     end
   end
 end
-if limit == 0 then return count end
+if ARGV[7] == '1' then return count end
 return out
 ";
 
@@ -318,6 +317,7 @@ impl RedisStore {
         after: Option<(u64, &str)>,
         limit: usize,
         now: u64,
+        count_only: bool,
     ) -> redis::ScriptInvocation<'_> {
         let (created_at, id) = after.unwrap_or((0, ""));
         let mut invocation = self.tasks.list.key(format!("{OWNER_PREFIX}{owner}"));
@@ -327,7 +327,8 @@ impl RedisStore {
             .arg(id)
             .arg(limit)
             .arg(now)
-            .arg(if after.is_some() { "1" } else { "0" });
+            .arg(if after.is_some() { "1" } else { "0" })
+            .arg(if count_only { "1" } else { "0" });
         invocation
     }
 
@@ -343,17 +344,20 @@ impl RedisStore {
         }
         let mut connection = self.connection.clone();
         let rows: Vec<Vec<Option<String>>> = self
-            .list_script(owner, after, limit, now)
+            .list_script(owner, after, limit, now, false)
             .invoke_async(&mut connection)
             .await
             .map_err(|e| StoreError::new(format!("listing tasks: {e}")))?;
         rows.iter().map(|fields| task_of(fields)).collect()
     }
 
-    async fn count_tasks(&self, owner: &str, now: u64) -> Result<usize, StoreError> {
+    async fn count_tasks(&self, owner: &str, up_to: usize, now: u64) -> Result<usize, StoreError> {
+        if up_to == 0 {
+            return Ok(0);
+        }
         let mut connection = self.connection.clone();
         let count: usize = self
-            .list_script(owner, None, 0, now)
+            .list_script(owner, None, up_to, now, true)
             .invoke_async(&mut connection)
             .await
             .map_err(|e| StoreError::new(format!("counting tasks: {e}")))?;
@@ -384,8 +388,8 @@ impl TaskStore for RedisStore {
         Box::pin(self.list_tasks(owner, after, limit, now))
     }
 
-    fn count<'a>(&'a self, owner: &'a str, now: u64) -> StoreFuture<'a, usize> {
-        Box::pin(self.count_tasks(owner, now))
+    fn count<'a>(&'a self, owner: &'a str, up_to: usize, now: u64) -> StoreFuture<'a, usize> {
+        Box::pin(self.count_tasks(owner, up_to, now))
     }
 }
 

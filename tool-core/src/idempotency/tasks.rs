@@ -59,6 +59,7 @@ pub trait TaskStore: Send + Sync {
         now: u64,
     ) -> StoreFuture<'a, Vec<TaskRow>>;
 
-    /// How many live tasks `owner` has.
-    fn count<'a>(&'a self, owner: &'a str, now: u64) -> StoreFuture<'a, usize>;
+    /// How many live tasks `owner` has, counted up to `up_to` (a limit is checked
+    /// without reading every task of an owner past it).
+    fn count<'a>(&'a self, owner: &'a str, up_to: usize, now: u64) -> StoreFuture<'a, usize>;
 }

@@ -254,7 +254,9 @@ impl Tasks {
         if let Some(found) = self.store().get(&id, now).await? {
             return self.found(&found, &key.digest);
         }
-        let held = self.store().count(&owner, now).await?;
+        let held = (self.store())
+            .count(&owner, settings.max_per_caller, now)
+            .await?;
         if held >= settings.max_per_caller {
             return Err(TaskError::Limit(format!(
                 "this caller holds {held} live tasks, the most this server keeps for one: wait for some to finish or expire, or cancel some, then call again"
