@@ -1,7 +1,7 @@
 //! Calls that outlive their request (MCP Tasks): the call is answered at once with a
 //! task, runs on, and the caller polls it, reads its result, answers its approval or
 //! cancels it. A task's state lives in the registry's idempotency store, next to the
-//! claims ([`TaskStore`](crate::idempotency::TaskStore)): memory, redb, PostgreSQL or
+//! claims ([`TaskStore`]): memory, redb, PostgreSQL or
 //! Redis, so with a durable store it outlives the connection, the process and the
 //! machine that started it.
 //!
