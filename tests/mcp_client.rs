@@ -837,7 +837,7 @@ fn the_hub_example_runs_one_program_over_two_servers() {
         String::from_utf8_lossy(&output.stderr)
     );
     for line in [
-        "example: 11 tools imported, 0 findings",
+        "example: 12 tools imported, 0 findings",
         "everything: 11 tools imported, 0 findings",
         "notes: 5 tools imported, 0 findings",
         "the model is shown 1 definitions",

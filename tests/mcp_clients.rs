@@ -48,7 +48,7 @@ fn the_openai_agents_sdk_makes_every_example_tool_strict() {
         .expect("python runs");
     let _ = std::fs::remove_file(&ledger);
     let stdout = assert_success("strict conversion of the example server's tools", &output);
-    assert!(stdout.contains("all 12 tools converted"), "{stdout}");
+    assert!(stdout.contains("all 15 tools converted"), "{stdout}");
     // The example tools no server here serves (the payments desk among them), as their
     // MCP definitions.
     let registry = tools::every_example_tool(toolwright::policy::EffectPolicy)
@@ -85,7 +85,7 @@ fn the_mcp_inspector_finds_nothing_unportable() {
         .expect("the Inspector runs");
     let stdout = assert_success("the Inspector's --strict report", &output);
     assert!(
-        stdout.contains("11 tools listed; 0 errors, 0 warnings"),
+        stdout.contains("12 tools listed; 0 errors, 0 warnings"),
         "{stdout}"
     );
 }

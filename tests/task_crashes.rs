@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{HttpServer, stateless_with_meta};
+use crate::support::{HttpServer, stateless_with_meta, try_post_to};
 
 const SECRET: &str = "task-crash-secret-0123456789abcdef";
 
@@ -69,34 +69,6 @@ fn with_tasks(id: u64, method: &str, params: Value, key: Option<&str>) -> String
         meta["dev.toolwright/idempotency-key"] = json!(key);
     }
     stateless_with_meta(id, method, params, meta)
-}
-
-/// POSTs a `tools/call` as a 2026-07-28 client does; `None` when the server is gone.
-fn try_post(url: &str, body: &str) -> Option<Value> {
-    let message: Value = serde_json::from_str(body).ok()?;
-    let name = message["params"]["name"].as_str()?;
-    let agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(10)))
-        .build()
-        .new_agent();
-    let mut response = agent
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", name)
-        .send(body)
-        .ok()?;
-    let text = response.body_mut().read_to_string().ok()?;
-    let json = text
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .map(str::trim)
-        .find(|data| data.starts_with('{'))
-        .unwrap_or(&text);
-    serde_json::from_str(json).ok()
 }
 
 /// Which tool a case calls.
@@ -226,11 +198,12 @@ fn crash_runs(store: &str, name: &str, runs: usize) -> Counts {
                     ),
                 };
                 let body = with_tasks(n, "tools/call", params, key.as_deref());
-                let Some(reply) = try_post(&url_server, &body) else {
+                let headers = [("MCP-Protocol-Version", "2026-07-28")];
+                let Some(reply) = try_post_to(&url_server, &body, &headers) else {
                     return; // the server is gone
                 };
-                let Some(task) = reply["result"]["taskId"].as_str() else {
-                    panic!("a task: {reply}");
+                let Some(task) = reply.message["result"]["taskId"].as_str() else {
+                    panic!("a task: {}", reply.message);
                 };
                 if send.send((recipient, kind, task.to_owned())).is_err() {
                     return;

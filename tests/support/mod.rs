@@ -208,6 +208,11 @@ fn set_up(script: &str, what: &str, needs: &str) -> Option<PathBuf> {
 /// the session and challenge headers, and the JSON-RPC message (from a JSON or an SSE
 /// body).
 pub fn post_to(url: &str, body: &str, headers: &[(&str, &str)]) -> Reply {
+    try_post_to(url, body, headers).expect("the server answers")
+}
+
+/// [`post_to`], `None` when no answer comes (the server is gone).
+pub fn try_post_to(url: &str, body: &str, headers: &[(&str, &str)]) -> Option<Reply> {
     let message: Value = serde_json::from_str(body).unwrap_or(Value::Null);
     let mut headers = headers.to_vec();
     if let Some(method) = message["method"].as_str() {
@@ -228,7 +233,7 @@ pub fn post_to(url: &str, body: &str, headers: &[(&str, &str)]) -> Reply {
     for (name, value) in headers {
         request = request.header(name, value);
     }
-    let mut response = request.send(body).expect("the server answers");
+    let mut response = request.send(body).ok()?;
     let header = |name: &str| {
         response
             .headers()
@@ -239,7 +244,7 @@ pub fn post_to(url: &str, body: &str, headers: &[(&str, &str)]) -> Reply {
     let (session, content_type) = (header("mcp-session-id"), header("content-type"));
     let challenge = header("www-authenticate");
     let status = response.status().as_u16();
-    let text = response.body_mut().read_to_string().expect("a body");
+    let text = response.body_mut().read_to_string().ok()?;
     // An SSE body carries the message on a `data:` line.
     let json = text
         .lines()
@@ -247,13 +252,13 @@ pub fn post_to(url: &str, body: &str, headers: &[(&str, &str)]) -> Reply {
         .map(str::trim)
         .find(|data| data.starts_with('{'))
         .unwrap_or(&text);
-    Reply {
+    Some(Reply {
         status,
         session,
         content_type,
         challenge,
         message: serde_json::from_str(json).unwrap_or(Value::Null),
-    }
+    })
 }
 
 /// What the server answered to a POST.

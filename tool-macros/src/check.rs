@@ -337,25 +337,19 @@ fn check_callers(tool: &ToolFn<'_>, errors: &Errors) {
     let Some(callers) = &tool.options.callers else {
         return;
     };
-    if CALLERS.contains(&callers.as_str()) {
-        return;
-    }
-    let synonym = match callers.to_ascii_lowercase().as_str() {
+    let synonym = |value: &str| match value {
         "model" | "llm" | "tool" => Some("direct"),
         "program" | "programs" | "python" | "sandbox" | "run_code" | "programmatic" => Some("code"),
         "both" | "all" | "everyone" | "*" => Some("any"),
         _ => None,
     };
-    let hint = match synonym.or_else(|| closest(callers, CALLERS)) {
-        Some(close) => format!("; did you mean \"{close}\"?"),
-        None => String::new(),
-    };
-    errors.error_at(
-        callers.span(),
-        format!(
-            "unknown callers \"{}\": use \"direct\" (the model calls the tool itself), \"code\" (only programs run by `run_code` call it) or \"any\"{hint}",
-            callers.as_str()
-        ),
+    check_choice(
+        callers,
+        &CALLERS,
+        synonym,
+        "callers",
+        "use \"direct\" (the model calls the tool itself), \"code\" (only programs run by `run_code` call it) or \"any\"",
+        errors,
     );
 }
 
@@ -366,26 +360,46 @@ fn check_task(tool: &ToolFn<'_>, errors: &Errors) {
     let Some(task) = &tool.options.task else {
         return;
     };
-    if TASK.contains(&task.as_str()) {
-        return;
-    }
-    let synonym = match task.to_ascii_lowercase().as_str() {
+    let synonym = |value: &str| match value {
         "true" | "yes" | "allowed" | "allow" | "supported" | "maybe" | "background" | "async"
         | "long" => Some("optional"),
         "always" | "must" | "only" => Some("required"),
         "false" | "no" | "never" | "none" => Some("forbidden"),
         _ => None,
     };
-    let hint = match synonym.or_else(|| closest(task, TASK)) {
+    check_choice(
+        task,
+        &TASK,
+        synonym,
+        "task support",
+        "use \"optional\" (a client that supports MCP tasks gets one, any other waits for the result), \"required\" (calls run only as tasks) or \"forbidden\" (the default)",
+        errors,
+    );
+}
+
+/// A string attribute value that must be one of `choices`: when it is not, an error at
+/// it naming what it is (`what`) and what to use (`usage`), with the choice its words
+/// mean (`synonym`, given it in lower case) or the closest one.
+fn check_choice(
+    value: &darling::util::SpannedValue<String>,
+    choices: &[&'static str],
+    synonym: impl Fn(&str) -> Option<&'static str>,
+    what: &str,
+    usage: &str,
+    errors: &Errors,
+) {
+    if choices.contains(&value.as_str()) {
+        return;
+    }
+    let hint = match synonym(&value.to_ascii_lowercase())
+        .or_else(|| closest(value, choices.iter().copied()))
+    {
         Some(close) => format!("; did you mean \"{close}\"?"),
         None => String::new(),
     };
     errors.error_at(
-        task.span(),
-        format!(
-            "unknown task support \"{}\": use \"optional\" (a client that supports MCP tasks gets one, any other waits for the result), \"required\" (calls run only as tasks) or \"forbidden\" (the default){hint}",
-            task.as_str()
-        ),
+        value.span(),
+        format!("unknown {what} \"{}\": {usage}{hint}", value.as_str()),
     );
 }
 
