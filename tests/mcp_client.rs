@@ -855,16 +855,31 @@ fn the_hub_example_runs_one_program_over_two_servers() {
 /// answered yes: paid once, however often the decision is replayed. Declined: never paid.
 #[test]
 fn a_remote_servers_question_becomes_an_approval_ticket_here() {
+    remote_question_becomes_a_ticket(&[]);
+}
+
+/// The same, the server making each payout a task (2026-07-28's tasks extension): the
+/// client follows the task, its question is the same approval, and a yes goes back
+/// through `tasks/update`.
+#[test]
+fn a_remote_task_is_followed_and_its_question_becomes_an_approval_ticket_here() {
+    remote_question_becomes_a_ticket(&["--tasks"]);
+}
+
+fn remote_question_becomes_a_ticket(extra: &[&str]) {
     use toolwright::approval::ApprovalDecision;
     let runtime = runtime();
-    let dir = std::env::temp_dir().join(format!("toolwright-remote-ask-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "toolwright-remote-ask-{}-{}",
+        std::process::id(),
+        extra.len()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let ledger = dir.join("payouts.log");
     let _ = std::fs::remove_file(&ledger);
-    let server = HttpServer::start_with(
-        &["--ledger", ledger.to_str().unwrap(), "--client-approval"],
-        &[],
-    );
+    let mut args = vec!["--ledger", ledger.to_str().unwrap(), "--client-approval"];
+    args.extend_from_slice(extra);
+    let server = HttpServer::start_with(&args, &[]);
     let source = runtime
         .block_on(McpSource::http("payments", &server.url).connect())
         .unwrap();
@@ -927,4 +942,35 @@ fn a_remote_servers_question_becomes_an_approval_ticket_here() {
     ));
     assert_eq!(declined.outcome.unwrap_err().kind, ErrorKind::Denied);
     assert_eq!(paid(), 1, "declined: never paid");
+}
+
+/// A slow call the server makes a task is followed to its result; a server that cannot
+/// take another task says so, which shows the call went the task's way.
+#[test]
+fn a_remote_task_is_followed_to_its_result() {
+    let runtime = runtime();
+    let server = HttpServer::start_with(&["--tasks"], &[]);
+    let source = runtime
+        .block_on(McpSource::http("example", &server.url).connect())
+        .unwrap();
+    let registry = allow_all(source);
+    let report = runtime
+        .block_on(registry.dispatch(&Context::new(), call("build_report", json!({"weeks": 3}))));
+    assert_eq!(
+        report.outcome.as_ref().unwrap().to_text(),
+        "activity report of the last 3 weeks: all quiet",
+        "{report:?}"
+    );
+    let full = HttpServer::start_with(&["--tasks", "--max-tasks", "0"], &[]);
+    let source = runtime
+        .block_on(McpSource::http("example", &full.url).connect())
+        .unwrap();
+    let refused = runtime.block_on(
+        allow_all(source).dispatch(&Context::new(), call("build_report", json!({"weeks": 1}))),
+    );
+    assert!(
+        refused.for_model().contains("live tasks"),
+        "{}",
+        refused.for_model()
+    );
 }

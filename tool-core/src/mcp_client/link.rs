@@ -174,6 +174,15 @@ impl rmcp::ClientHandler for Handler {
             rmcp::model::ElicitationCapability::new()
                 .with_form(rmcp::model::FormElicitationCapability::default()),
         );
+        // Tasks (2026-07-28's extension): a call the server makes a task is followed
+        // (polled, its approval answered, cancelled when given up) until its result.
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(
+                rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                Default::default(),
+            );
         let config = ClientConfig::new(
             capabilities,
             Implementation::new("toolwright", env!("CARGO_PKG_VERSION")),

@@ -68,6 +68,7 @@ mod report;
 mod result;
 mod shared;
 mod source;
+mod tasks;
 
 pub use rmcp;
 

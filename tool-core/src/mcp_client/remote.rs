@@ -187,7 +187,7 @@ impl RemoteTool {
             // asked a first time, the call pauses for toolwright's own approval; once a
             // person approved it, their yes is the answer, and the call goes on.
             for _ in 0..MAX_ROUNDS {
-                let response = self.attempt(params.clone(), replay_safe).await?;
+                let response = self.attempt(params.clone(), replay_safe, approved).await?;
                 let Answer::InputRequired(required) = response else {
                     return Ok(response);
                 };
@@ -232,6 +232,7 @@ impl RemoteTool {
         &self,
         params: CallToolRequestParams,
         replay_safe: bool,
+        approved: bool,
     ) -> Result<Answer, ToolError> {
         let source = &*self.source;
         let mut attempts = 0;
@@ -254,9 +255,11 @@ impl RemoteTool {
                 .service()
                 .calls_sent
                 .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-            let sent =
-                tokio::time::timeout(source.settings.call_timeout, send_once(&service, &params))
-                    .await;
+            let sent = tokio::time::timeout(
+                source.settings.call_timeout,
+                send_once(&service, &params, approved),
+            )
+            .await;
             let error = match sent {
                 Ok(Ok(response)) => return Ok(response),
                 Ok(Err(error)) => error,
@@ -364,13 +367,6 @@ impl RemoteTool {
         let result = match response {
             Answer::Complete(result) => result,
             // An input-required answer was handled by the rounds in `send`.
-            Answer::Task => {
-                return Err(ToolError::failed(format!(
-                    "the MCP server '{server}' made the call to '{}' a task, which this client does not follow",
-                    self.spec.name
-                ))
-                .with_retryable(false));
-            }
             Answer::InputRequired(_) => {
                 return Err(ToolError::failed(format!(
                     "the MCP server '{server}' kept asking for input on '{}'",
@@ -395,10 +391,8 @@ impl RemoteTool {
 pub(super) enum Answer {
     /// The result, as JSON (read leniently by [`read_result`]).
     Complete(Value),
-    /// The server asks for input before it goes on (2026-07-28).
+    /// The server asks for input before it goes on (2026-07-28; within a task too).
     InputRequired(InputRequiredResult),
-    /// The server made the call a task.
-    Task,
 }
 
 /// Sends `notifications/cancelled` for a request dropped before its answer came.
@@ -431,13 +425,17 @@ impl Drop for CancelOnDrop {
 async fn send_once(
     service: &Arc<link::Running>,
     params: &CallToolRequestParams,
+    approved: bool,
 ) -> Result<Answer, rmcp::service::ServiceError> {
     let (service, mut params) = (service.clone(), params.clone());
     link::detached(async move {
         let elicit = service.service().elicit.clone();
         let mut state_only = 0u32;
         for _ in 0..rmcp::model::DEFAULT_MRTR_MAX_ROUNDS {
-            let answer = send_one(&service, &params).await?;
+            let answer = match send_one(&service, &params).await? {
+                Sent::Answer(answer) => answer,
+                Sent::Task(task) => return super::tasks::follow(&service, task, approved).await,
+            };
             // With an answer installed, the server's questions within the call
             // (2026-07-28) are put to it, and the call sent again with the answers.
             let (Answer::InputRequired(required), Some(elicit)) = (&answer, &elicit) else {
@@ -477,11 +475,18 @@ async fn send_once(
     .await
 }
 
+/// What one `tools/call` request came back with.
+enum Sent {
+    Answer(Answer),
+    /// The server made the call a task (2026-07-28's extension), to be followed.
+    Task(rmcp::model::Task),
+}
+
 /// One `tools/call` request and its answer.
 async fn send_one(
     service: &link::Running,
     params: &CallToolRequestParams,
-) -> Result<Answer, rmcp::service::ServiceError> {
+) -> Result<Sent, rmcp::service::ServiceError> {
     use rmcp::model::{ClientRequest, CustomRequest, GetMeta as _, ServerResult};
     let mut params = params.clone();
     let meta = params.meta.take();
@@ -503,10 +508,14 @@ async fn send_one(
     let result = handle.await_response().await;
     guard.id = None;
     Ok(match result? {
-        ServerResult::InputRequiredResult(required) => Answer::InputRequired(required),
-        ServerResult::CreateTaskResult(_) => Answer::Task,
-        ServerResult::CustomResult(custom) => Answer::Complete(custom.0),
-        other => Answer::Complete(serde_json::to_value(other).unwrap_or(Value::Null)),
+        ServerResult::InputRequiredResult(required) => {
+            Sent::Answer(Answer::InputRequired(required))
+        }
+        ServerResult::CreateTaskResult(created) => Sent::Task(created.task),
+        ServerResult::CustomResult(custom) => Sent::Answer(Answer::Complete(custom.0)),
+        other => Sent::Answer(Answer::Complete(
+            serde_json::to_value(other).unwrap_or(Value::Null),
+        )),
     })
 }
 
@@ -531,7 +540,7 @@ fn question(required: &InputRequiredResult) -> Option<String> {
 /// A person's yes to each of the server's requests, when every one is a form whose
 /// required fields are all yes-or-no (an approval, as a toolwright server asks it):
 /// each required field `true`. `None` when the server asks for anything else.
-fn yes_to(required: &InputRequiredResult) -> Option<rmcp::model::InputResponses> {
+pub(super) fn yes_to(required: &InputRequiredResult) -> Option<rmcp::model::InputResponses> {
     let mut responses = rmcp::model::InputResponses::new();
     for (id, request) in required.input_requests.iter().flatten() {
         let request = serde_json::to_value(request).ok()?;
