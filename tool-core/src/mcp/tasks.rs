@@ -54,9 +54,14 @@ impl McpServer {
         if self.tasks.is_none() || support == TaskSupport::Forbidden {
             return Ok(Route::Call);
         }
+        // The extension's tasks are 2026-07-28's: a 2025-11-25 session gets calls (its
+        // own tasks have another wire form, not served yet).
         let declared = context
-            .client_capabilities()
-            .is_some_and(|capabilities| capabilities.supports_tasks());
+            .protocol_version()
+            .is_some_and(|version| version >= rmcp::model::ProtocolVersion::V_2026_07_28)
+            && context
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.supports_tasks());
         match (declared, support) {
             (true, _) => Ok(Route::Task),
             (false, TaskSupport::Required) => Err(ErrorData::missing_required_client_capability(
@@ -169,7 +174,8 @@ impl McpServer {
             .map_err(refused)
     }
 
-    /// `tasks/cancel`.
+    /// `tasks/cancel`: acknowledged, also for a task that already ended (which stays as
+    /// it ended).
     pub(super) async fn cancel_task(
         &self,
         request: CancelTaskParams,

@@ -395,26 +395,41 @@ pub(super) enum Answer {
     InputRequired(InputRequiredResult),
 }
 
-/// Sends `notifications/cancelled` for a request dropped before its answer came.
-struct CancelOnDrop {
-    peer: rmcp::service::Peer<rmcp::service::RoleClient>,
-    id: Option<rmcp::model::RequestId>,
+/// Tells the server what the caller gave up on when dropped before it ended: a request
+/// (`notifications/cancelled`) or a task (`tasks/cancel`). Disarmed with `pending = None`.
+pub(super) struct CancelOnDrop {
+    pub(super) peer: rmcp::service::Peer<rmcp::service::RoleClient>,
+    pub(super) pending: Option<Pending>,
+}
+
+/// What a [`CancelOnDrop`] cancels.
+pub(super) enum Pending {
+    Request(rmcp::model::RequestId),
+    Task(String),
 }
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current())
+        let (Some(pending), Ok(runtime)) =
+            (self.pending.take(), tokio::runtime::Handle::try_current())
         else {
             return;
         };
         let peer = self.peer.clone();
         runtime.spawn(async move {
-            let _ = peer
-                .notify_cancelled(rmcp::model::CancelledNotificationParam::new(
-                    Some(id),
-                    Some("request abandoned by the caller".to_owned()),
-                ))
-                .await;
+            let _ = match pending {
+                Pending::Request(id) => peer
+                    .notify_cancelled(rmcp::model::CancelledNotificationParam::new(
+                        Some(id),
+                        Some("request abandoned by the caller".to_owned()),
+                    ))
+                    .await
+                    .map_err(drop),
+                Pending::Task(id) => peer
+                    .cancel_task(rmcp::model::CancelTaskParams::new(id))
+                    .await
+                    .map_err(drop),
+            };
         });
     }
 }
@@ -503,10 +518,10 @@ async fn send_one(
         .await?;
     let mut guard = CancelOnDrop {
         peer: service.peer().clone(),
-        id: Some(handle.id.clone()),
+        pending: Some(Pending::Request(handle.id.clone())),
     };
     let result = handle.await_response().await;
-    guard.id = None;
+    guard.pending = None;
     Ok(match result? {
         ServerResult::InputRequiredResult(required) => {
             Sent::Answer(Answer::InputRequired(required))

@@ -6,14 +6,13 @@
 use std::time::Duration;
 
 use rmcp::model::{
-    CancelTaskParams, ErrorData, GetTaskParams, InputRequiredResult, Task, TaskPayload,
-    UpdateTaskParams,
+    ErrorData, GetTaskParams, InputRequiredResult, Task, TaskPayload, UpdateTaskParams,
 };
 use rmcp::service::ServiceError;
 use serde_json::Value;
 
 use super::link;
-use super::remote::{Answer, yes_to};
+use super::remote::{Answer, CancelOnDrop, Pending, yes_to};
 
 /// Follows `task` to its end: its result as the call's answer, its failure as the
 /// server's error. A question the client cannot answer yet (a person's approval, not
@@ -26,7 +25,7 @@ pub(super) async fn follow(
     let peer = service.peer().clone();
     let mut guard = CancelOnDrop {
         peer: peer.clone(),
-        id: Some(task.task_id.clone()),
+        pending: Some(Pending::Task(task.task_id.clone())),
     };
     let id = task.task_id;
     let mut interval = pause(task.poll_interval_ms);
@@ -89,7 +88,7 @@ pub(super) async fn follow(
             }
             _ => continue,
         };
-        guard.id = None;
+        guard.pending = None;
         return answered;
     }
 }
@@ -97,23 +96,4 @@ pub(super) async fn follow(
 /// The pause before the next poll: the server's interval, within 20 ms and 5 s.
 fn pause(interval_ms: Option<u64>) -> Duration {
     Duration::from_millis(interval_ms.unwrap_or(1_000).clamp(20, 5_000))
-}
-
-/// Cancels a task the caller stopped following before it ended.
-struct CancelOnDrop {
-    peer: rmcp::service::Peer<rmcp::service::RoleClient>,
-    id: Option<String>,
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current())
-        else {
-            return;
-        };
-        let peer = self.peer.clone();
-        runtime.spawn(async move {
-            let _ = peer.cancel_task(CancelTaskParams::new(id)).await;
-        });
-    }
 }
