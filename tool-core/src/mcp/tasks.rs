@@ -40,6 +40,47 @@ pub(super) enum Route {
 }
 
 impl McpServer {
+    /// Serves tasks (MCP Tasks, the 2026-07-28 extension `io.modelcontextprotocol/tasks`):
+    /// a call of a tool that allows them (`#[tool(task = "optional")]` or `"required"`,
+    /// or [`ToolSettings::task`](crate::ToolSettings::task)), from a client that declares
+    /// the extension, is answered at once with a task the client polls; the call runs
+    /// on, its state kept in the registry's idempotency store (see [`crate::task`]: ids
+    /// bound to the caller and the idempotency key, what a crash leaves). Clients that
+    /// do not declare tasks get the result within the request, except from a tool that
+    /// requires tasks. `Err` when the store keeps no tasks.
+    ///
+    /// ```
+    /// # use toolwright::mcp::McpServer;
+    /// # use toolwright::task::TaskSettings;
+    /// # use toolwright::{tool, Context, Registry};
+    /// /// Build the yearly report: minutes of work.
+    /// #[tool(effect = "read_only", task = "optional")]
+    /// async fn yearly_report(/** The year. */ year: u16) -> String { format!("report {year}") }
+    ///
+    /// let registry = Registry::builder().with(YearlyReport).build().unwrap();
+    /// let server = McpServer::new(registry, Context::new())
+    ///     .unwrap()
+    ///     .with_tasks(TaskSettings::new())
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn with_tasks(
+        mut self,
+        settings: crate::task::TaskSettings,
+    ) -> Result<Self, super::SetupError> {
+        let tasks = crate::task::Tasks::new(self.registry.clone(), settings, render)
+            .map_err(super::SetupError::Tasks)?;
+        self.tasks = Some(tasks);
+        Ok(self)
+    }
+
+    /// The tasks this server serves ([`with_tasks`](McpServer::with_tasks)): where a
+    /// person's decision on a task waiting for approval is given
+    /// ([`Tasks::decide`](crate::task::Tasks::decide)) when clients do not decide.
+    pub fn tasks(&self) -> Option<&crate::task::Tasks> {
+        self.tasks.as_ref()
+    }
+
     /// Whether a call of `tool` from this client runs as a task: the server has tasks,
     /// the tool allows them and the client declared the extension. A tool that requires
     /// tasks, called by a client without them, is refused with the capability it lacks.
