@@ -53,6 +53,7 @@
 //! # Ok(()) }
 //! ```
 
+mod answer;
 mod bounded;
 mod builder;
 mod credentials;

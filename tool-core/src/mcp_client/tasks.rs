@@ -11,8 +11,8 @@ use rmcp::model::{
 use rmcp::service::ServiceError;
 use serde_json::Value;
 
+use super::answer::{Answer, CancelOnDrop, Pending, yes_to};
 use super::link;
-use super::remote::{Answer, CancelOnDrop, Pending, yes_to};
 
 /// Follows `task` to its end: its result as the call's answer, its failure as the
 /// server's error. A question the client cannot answer yet (a person's approval, not
