@@ -6,9 +6,9 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use toolwright_core::{
-    Annotations, Arguments, CallArguments, CallInfo, Callers, Content, ContentBlock, Context,
-    ContextType, Dialect, DialectFacts, DryRun, DryRunVerdict, Effect, EmbeddedResource, ErrorKind,
-    Event, Idempotence, IntoToolOutput, MissingContext, Observation, Prepared, Problem,
+    Annotations, Arguments, CallArguments, CallHooks, CallInfo, Callers, Content, ContentBlock,
+    Context, ContextType, Dialect, DialectFacts, DryRun, DryRunVerdict, Effect, EmbeddedResource,
+    ErrorKind, Event, Idempotence, IntoToolOutput, MissingContext, Observation, Prepared, Problem,
     ReconcileFuture, Reconciled, Registry, RegistryBuilder, RegistryError, RegistryErrors, Retry,
     SchemaGenerator, TaskSupport, Telemetry, Tool, ToolCall, ToolError, ToolFuture, ToolOutcome,
     ToolOutput, ToolResult, ToolSchema, ToolSettings, ToolSpec, Toolset, Via, is_valid_tool_name,

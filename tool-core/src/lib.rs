@@ -89,8 +89,8 @@ pub use schema::{SchemaGenerator, ToolSchema};
 pub use spec::{Callers, Idempotence, TaskSupport, ToolSpec, Via, is_valid_tool_name};
 pub use telemetry::Telemetry;
 pub use tool::{
-    Arguments, CallInfo, IntoToolOutput, Prepared, ReconcileFuture, Reconciled, Tool, ToolFuture,
-    ToolOutcome, ToolOutput,
+    Arguments, CallHooks, CallInfo, IntoToolOutput, Prepared, ReconcileFuture, Reconciled, Tool,
+    ToolFuture, ToolOutcome, ToolOutput,
 };
 
 /// The extensions every registry starts with, as the features build them (search's index,

@@ -18,7 +18,7 @@ use crate::spec::ToolSpec;
 /// What a tool call ends with: the output, or the error the model reads.
 pub type ToolOutcome = Result<ToolOutput, ToolError>;
 
-/// What a tool's reconciliation ([`Tool::reconcile`]) found out about a call whose
+/// What a tool's reconciliation ([`CallHooks::reconcile`]) found out about a call whose
 /// outcome was unknown.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -31,7 +31,7 @@ pub enum Reconciled {
     Unknown(String),
 }
 
-/// The future [`Tool::reconcile`] returns.
+/// The future [`CallHooks::reconcile`] returns.
 pub type ReconcileFuture<'a> = Pin<Box<dyn Future<Output = Reconciled> + Send + 'a>>;
 
 /// The future a tool call returns: already finished for a synchronous tool (nothing is
@@ -176,13 +176,36 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// What the tool says of one call beside running it (its effect, why it needs
+    /// approval, a dry run's words, the resource it writes, whether it happened after a
+    /// crash), for a tool that declares any of it (`#[tool(classify = ..., approval =
+    /// ..., describe = ..., reconcile = ...)]`, `#[arg(resource)]`). `None` (the default)
+    /// for every other tool: one method here, not one per hook, keeps what each tool
+    /// compiles to small.
+    fn hooks(&self) -> Option<&dyn CallHooks> {
+        None
+    }
+
+    /// [`Tool::prepare`], then [`Tool::run`].
+    fn call<'a>(&'a self, ctx: &'a Context, args: Arguments<'a>) -> ToolFuture<'a> {
+        match self.prepare(args) {
+            Ok(prepared) => self.run(ctx, prepared),
+            Err(error) => ToolFuture::ready(Err(error)),
+        }
+    }
+}
+
+/// What a tool says of one call beside running it, each from the call's prepared
+/// arguments; [`Tool::hooks`] returns it for a tool that has any. Each method's default
+/// says nothing, so an implementation overrides only what it knows.
+pub trait CallHooks: Send + Sync {
     /// The effect of this one call, for a tool whose declared effect is
     /// [`Effect::Dynamic`]: what its classifier (`#[tool(effect = "dynamic", classify =
-    /// path)]`) says of these arguments. The dispatcher asks only such tools; any other
-    /// tool's effect is the one its spec declares.
-    fn effect_of(&self, args: &Prepared) -> Effect {
+    /// path)]`) says of these arguments. The dispatcher asks only such tools; `None` (the
+    /// default), [`Effect::Dynamic`] or a panic count as the riskiest class.
+    fn effect_of(&self, args: &Prepared) -> Option<Effect> {
         let _ = args;
-        self.spec().effect
+        None
     }
 
     /// Why this call needs a person's approval, if it does
@@ -217,14 +240,6 @@ pub trait Tool: Send + Sync + 'static {
     ) -> Option<ReconcileFuture<'a>> {
         let _ = (ctx, args);
         None
-    }
-
-    /// [`Tool::prepare`], then [`Tool::run`].
-    fn call<'a>(&'a self, ctx: &'a Context, args: Arguments<'a>) -> ToolFuture<'a> {
-        match self.prepare(args) {
-            Ok(prepared) => self.run(ctx, prepared),
-            Err(error) => ToolFuture::ready(Err(error)),
-        }
     }
 }
 

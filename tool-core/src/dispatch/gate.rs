@@ -149,7 +149,8 @@ impl Registry {
                 let description = admitted
                     .read
                     .tool
-                    .describe_call(&admitted.read.prepared)
+                    .hooks()
+                    .and_then(|hooks| hooks.describe_call(&admitted.read.prepared))
                     .unwrap_or_else(|| {
                         let arguments = admitted.read.arguments.to_text(call);
                         format!("would call '{}' with {arguments}", call.name)
@@ -185,7 +186,9 @@ fn approval_needed(
         Err(_) => Decision::deny("the policy failed while deciding"),
     };
     match decision {
-        Decision::Allow => Ok(tool.approval_reason(prepared)),
+        Decision::Allow => Ok(tool
+            .hooks()
+            .and_then(|hooks| hooks.approval_reason(prepared))),
         Decision::Ask { reason } => Ok(Some(reason)),
         Decision::Deny {
             reason,
@@ -269,9 +272,10 @@ pub(super) struct Admitted<'r> {
 fn effect_of(tool: &dyn Tool, spec: &crate::spec::ToolSpec, prepared: &Prepared) -> Effect {
     match spec.effect {
         Effect::Dynamic => {
-            match std::panic::catch_unwind(AssertUnwindSafe(|| tool.effect_of(prepared))) {
-                Ok(Effect::Dynamic) | Err(_) => Effect::RISKIEST,
-                Ok(effect) => effect,
+            let classified = AssertUnwindSafe(|| tool.hooks().and_then(|h| h.effect_of(prepared)));
+            match std::panic::catch_unwind(classified) {
+                Ok(None | Some(Effect::Dynamic)) | Err(_) => Effect::RISKIEST,
+                Ok(Some(effect)) => effect,
             }
         }
         declared => declared,

@@ -167,7 +167,8 @@ fn plan_turns(slots: &[Slot<'_>]) -> Vec<Vec<usize>> {
         };
         // Only writes share a turn by resource; a single dispatch never asks.
         let resource = match admitted.effect {
-            Effect::Write => admitted.read.tool.resource_key(&admitted.read.prepared),
+            Effect::Write => (admitted.read.tool.hooks())
+                .and_then(|hooks| hooks.resource_key(&admitted.read.prepared)),
             _ => None,
         };
         let joined = match (turns.last_mut(), admitted.effect, &resource) {

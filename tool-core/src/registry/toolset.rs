@@ -6,7 +6,6 @@
 use std::sync::Arc;
 
 use crate::context::{Context, ContextType};
-use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::spec::ToolSpec;
 use crate::tool::{Arguments, CallInfo, Prepared, Tool, ToolFuture};
@@ -142,27 +141,7 @@ impl Tool for Respecified {
         self.inner.source()
     }
 
-    fn effect_of(&self, args: &Prepared) -> Effect {
-        self.inner.effect_of(args)
-    }
-
-    fn approval_reason(&self, args: &Prepared) -> Option<String> {
-        self.inner.approval_reason(args)
-    }
-
-    fn describe_call(&self, args: &Prepared) -> Option<String> {
-        self.inner.describe_call(args)
-    }
-
-    fn resource_key(&self, args: &Prepared) -> Option<String> {
-        self.inner.resource_key(args)
-    }
-
-    fn reconcile<'a>(
-        &'a self,
-        ctx: &'a Context,
-        args: &'a Prepared,
-    ) -> Option<crate::tool::ReconcileFuture<'a>> {
-        self.inner.reconcile(ctx, args)
+    fn hooks(&self) -> Option<&dyn crate::tool::CallHooks> {
+        self.inner.hooks()
     }
 }

@@ -252,7 +252,9 @@ impl Tasks {
                 .inner
                 .registry
                 .prepare_call(&body.call.to_call())
-                .is_ok_and(|(tool, prepared)| tool.reconcile(ctx, &prepared).is_some());
+                .is_ok_and(|(tool, prepared)| {
+                    (tool.hooks()).is_some_and(|hooks| hooks.reconcile(ctx, &prepared).is_some())
+                });
         if can_reconcile {
             Verdict::Reconcile
         } else {
@@ -273,7 +275,7 @@ async fn reconciled(
 ) -> ToolResult {
     let outcome = match registry.prepare_call(&call) {
         Err(error) => Err(error),
-        Ok((tool, prepared)) => match tool.reconcile(ctx, &prepared) {
+        Ok((tool, prepared)) => match tool.hooks().and_then(|h| h.reconcile(ctx, &prepared)) {
             None => Err(unknown(&call.name, "it has no reconciliation")),
             Some(asking) => match asking.await {
                 Reconciled::Happened(outcome) => outcome,

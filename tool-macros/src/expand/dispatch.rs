@@ -12,11 +12,12 @@ use crate::ast::{Output, Receiver, ToolFn};
 use crate::codegen::constraint_check;
 use crate::expand::schema::default_fn_name;
 
-/// Items beside the `Tool` impl (the arguments struct and its check), and the impl's
-/// methods.
+/// Items beside the `Tool` impl (the arguments struct and its check), the impl's
+/// methods, and the `CallHooks` methods of a tool that declares any.
 pub struct Dispatch {
     pub items: TokenStream,
     pub methods: TokenStream,
+    pub hooks: Vec<TokenStream>,
 }
 
 pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
@@ -149,11 +150,11 @@ pub fn expand_dispatch(tool: &ToolFn<'_>) -> Dispatch {
             #run
         }
     };
-    let methods = quote! {
-        #methods
-        #(#hooks)*
-    };
-    Dispatch { items, methods }
+    Dispatch {
+        items,
+        methods,
+        hooks,
+    }
 }
 
 /// The arguments struct's `Deserialize`, written out rather than derived: a loop over
@@ -338,12 +339,10 @@ fn expand_hooks(tool: &ToolFn<'_>, fields: &[&proc_macro2::Ident]) -> Vec<TokenS
     let mut hooks = Vec::new();
     if let Some(classify) = &tool.options.classify {
         hooks.push(quote_spanned! {classify.span()=>
-            fn effect_of(&self, __tw_prepared: &_tw::Prepared) -> _tw::Effect {
-                let ::core::option::Option::Some(__tw_args) = __tw_prepared.downcast_ref::<__TwArgs>() else {
-                    return _tw::Effect::RISKIEST;
-                };
+            fn effect_of(&self, __tw_prepared: &_tw::Prepared) -> ::core::option::Option<_tw::Effect> {
+                #read
                 let __tw_effect: _tw::Effect = #classify(#by_ref);
-                __tw_effect
+                ::core::option::Option::Some(__tw_effect)
             }
         });
     }

@@ -66,8 +66,31 @@ fn tool_impl(tool: &ToolFn<'_>) -> TokenStream {
         items: spec_items,
         method: spec,
     } = schema::expand_spec(tool);
-    let dispatch::Dispatch { items, methods } = dispatch::expand_dispatch(tool);
+    let dispatch::Dispatch {
+        items,
+        methods,
+        hooks,
+    } = dispatch::expand_dispatch(tool);
     let name = &tool.companion;
+    // Only a tool with hooks implements `CallHooks`: every other tool keeps
+    // `Tool::hooks`'s default, one function, not one per hook.
+    let (hooks_impl, hooks_method) = if hooks.is_empty() {
+        (None, None)
+    } else {
+        (
+            Some(quote! {
+                #[automatically_derived]
+                impl _tw::CallHooks for #name {
+                    #(#hooks)*
+                }
+            }),
+            Some(quote! {
+                fn hooks(&self) -> ::core::option::Option<&dyn _tw::CallHooks> {
+                    ::core::option::Option::Some(self)
+                }
+            }),
+        )
+    };
     let defaults = tool.args().filter_map(schema::default_fn);
     quote! {
         #(#defaults)*
@@ -77,7 +100,9 @@ fn tool_impl(tool: &ToolFn<'_>) -> TokenStream {
         impl _tw::Tool for #name {
             #spec
             #methods
+            #hooks_method
         }
+        #hooks_impl
     }
 }
 
