@@ -202,8 +202,8 @@ async fn clients_without_tasks_wait_for_results_and_are_told_what_a_required_too
     );
 }
 
-/// A 2025-11-25 session gets calls even when it names the extension: its own tasks have
-/// another wire form.
+/// A 2025-11-25 session gets calls even when it names the 2026-07-28 extension: it asks
+/// for a task with a `task` parameter (tests/mcp_tasks_2025.rs).
 #[tokio::test]
 async fn a_2025_11_25_session_gets_calls() {
     let mut wire = Wire::serve(server());

@@ -79,6 +79,8 @@ mod mcp_http_limits;
 mod mcp_server;
 #[cfg(feature = "mcp")]
 mod mcp_tasks;
+#[cfg(feature = "mcp")]
+mod mcp_tasks_2025;
 mod payments;
 mod providers;
 mod public_api;

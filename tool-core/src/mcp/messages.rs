@@ -19,6 +19,40 @@ pub(crate) const MAX_MESSAGE_BYTES: usize = 16 << 20;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct MessageBytes(pub(crate) usize);
 
+/// The `task` parameter of a 2025-11-25 `tools/call` (`{"task": {"ttl": 60000}}`): the
+/// client asks for the call to run as a task. The SDK's types drop it, so each transport
+/// reads it from the message's bytes ([`task_requested`]) and keeps it beside
+/// [`MessageBytes`]. The time to live it asks for is not read: the server's applies,
+/// and every task says what it is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TaskRequested;
+
+/// The `task` parameter of the `tools/call` in `bytes`, when it has one. Only a message
+/// that names `"task"` at all is read a second time.
+pub(crate) fn task_requested(bytes: &[u8]) -> Option<TaskRequested> {
+    #[derive(serde::Deserialize)]
+    struct Message {
+        method: Option<String>,
+        params: Option<Params>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        task: Option<Task>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Task {}
+    bytes
+        .windows(6)
+        .any(|window| window == b"\"task\"")
+        .then_some(())?;
+    let message: Message = serde_json::from_slice(bytes).ok()?;
+    message
+        .params?
+        .task
+        .filter(|_| message.method.as_deref() == Some("tools/call"))
+        .map(|_| TaskRequested)
+}
+
 pub(super) fn too_large() -> ErrorData {
     ErrorData::invalid_request(
         format!("Invalid request: the message is larger than {MAX_MESSAGE_BYTES} bytes"),
@@ -110,8 +144,28 @@ pub(super) fn request_id(bytes: &[u8]) -> Value {
         .unwrap_or(Value::Null)
 }
 
-#[cfg(all(test, feature = "mcp-http"))]
+#[cfg(test)]
 mod tests {
+    #[test]
+    fn a_task_is_requested_by_the_params_of_a_tools_call_only() {
+        use super::task_requested;
+        let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"build_report","arguments":{"task":1},"task":{"ttl":60000}}}"#;
+        assert!(task_requested(call).is_some());
+        let empty =
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"r","task":{}}}"#;
+        assert!(task_requested(empty).is_some());
+        // An argument named "task" is no request for one, nor is another method's param.
+        let argument = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"r","arguments":{"task":{"ttl":1}}}}"#;
+        assert!(task_requested(argument).is_none());
+        let other =
+            br#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"r","task":{}}}"#;
+        assert!(task_requested(other).is_none());
+        assert!(task_requested(b"not json \"task\"").is_none());
+    }
+}
+
+#[cfg(all(test, feature = "mcp-http"))]
+mod http_tests {
     use super::called_tool;
 
     #[test]

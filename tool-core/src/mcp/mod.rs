@@ -54,6 +54,7 @@ mod call;
 mod changes;
 #[cfg(feature = "mcp-http")]
 mod http;
+mod legacy_tasks;
 mod logging;
 mod messages;
 mod results;
@@ -453,26 +454,28 @@ impl ServerHandler for McpServer {
         McpServer::cancel_task(self, request, &context).await
     }
 
-    /// A request for a method this server serves whose params rmcp could not read
-    /// reaches here as "custom": answer it as the invalid params it is.
+    /// `toolwright/resume`; the 2025-11-25 tasks utility's requests (`legacy_tasks.rs`);
+    /// and a request for a method this server serves whose params rmcp could not read,
+    /// which reaches here as "custom": answered as the invalid params it is.
     async fn on_custom_request(
         &self,
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        if self.client_approval && request.method == RESUME_METHOD {
+        let CustomRequest { method, params, .. } = request;
+        if self.client_approval && method == RESUME_METHOD {
             let request_context = self.request_context(&context);
             let context = request_context.as_ref().unwrap_or(&self.context);
-            let result = self.resume(context, request.params.as_ref()).await?;
+            let result = self.resume(context, params.as_ref()).await?;
             return serde_json::to_value(result)
                 .map(CustomResult)
                 .map_err(|error| ErrorData::internal_error(error.to_string(), None));
         }
-        Err(
-            messages::malformed_params(&request.method, request.params.as_ref()).unwrap_or_else(
-                || ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None),
-            ),
-        )
+        let malformed = messages::malformed_params(&method, params.as_ref());
+        if let Some(answer) = self.legacy_request(&method, params, context).await {
+            return answer;
+        }
+        Err(malformed.unwrap_or_else(|| ErrorData::new(ErrorCode::METHOD_NOT_FOUND, method, None)))
     }
 
     async fn set_level(

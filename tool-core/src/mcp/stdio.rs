@@ -14,7 +14,10 @@ use tokio::io::{
 };
 
 use super::McpServer;
-use super::messages::{MAX_MESSAGE_BYTES, MessageBytes, error_reply, read_message, too_large};
+use super::legacy_tasks::Era;
+use super::messages::{
+    MAX_MESSAGE_BYTES, MessageBytes, error_reply, read_message, task_requested, too_large,
+};
 
 impl McpServer {
     /// Serves on standard input and output until the client closes standard input.
@@ -42,16 +45,26 @@ impl McpServer {
     {
         // One writer for the SDK's replies and the reader's, so lines never interleave.
         let output = Arc::new(tokio::sync::Mutex::new(output));
+        // A server with tasks serves them in both eras: what the session negotiates
+        // decides how its task requests are read.
+        let era = self.tasks.as_ref().map(|_| Arc::new(Era::default()));
+        let outgoing = era.clone();
         let replies = futures_util::sink::unfold(
             output.clone(),
-            |output, message: ServerJsonRpcMessage| async move {
-                write_line(&output, &message).await?;
-                Ok::<_, io::Error>(output)
+            move |output, message: ServerJsonRpcMessage| {
+                let message = match &outgoing {
+                    Some(era) => era.outgoing(message),
+                    None => message,
+                };
+                async move {
+                    write_line(&output, &message).await?;
+                    Ok::<_, io::Error>(output)
+                }
             },
         );
         let requests = futures_util::stream::unfold(
-            (BufReader::new(input), output),
-            |(mut input, output)| async move {
+            (BufReader::new(input), output, era),
+            |(mut input, output, era)| async move {
                 loop {
                     let reply = match read_line(&mut input, MAX_MESSAGE_BYTES).await {
                         Ok(Line::End) => return None,
@@ -65,9 +78,16 @@ impl McpServer {
                             Ok(mut message) => {
                                 if let ClientJsonRpcMessage::Request(request) = &mut message {
                                     let bytes = MessageBytes(line.len());
-                                    request.request.extensions_mut().insert(bytes);
+                                    let extensions = request.request.extensions_mut();
+                                    extensions.insert(bytes);
+                                    if let Some(task) = task_requested(&line) {
+                                        extensions.insert(task);
+                                    }
                                 }
-                                return Some((message, (input, output)));
+                                if let Some(era) = &era {
+                                    message = era.incoming(message);
+                                }
+                                return Some((message, (input, output, era)));
                             }
                             Err(reply) => reply,
                         },

@@ -82,8 +82,10 @@ impl McpServer {
     }
 
     /// Whether a call of `tool` from this client runs as a task: the server has tasks,
-    /// the tool allows them and the client declared the extension. A tool that requires
-    /// tasks, called by a client without them, is refused with the capability it lacks.
+    /// the tool allows them and the client asked for one, as its protocol era asks
+    /// (2026-07-28: it declared the extension; 2025-11-25: the call has a `task`
+    /// parameter). A tool that requires tasks, called without one, is refused with what
+    /// the era prescribes (the capability it lacks; "method not found").
     pub(super) fn route(
         &self,
         tool: &str,
@@ -92,17 +94,18 @@ impl McpServer {
         let Some(support) = self.registry.get(tool).map(|tool| tool.spec().task) else {
             return Ok(Route::Call);
         };
-        if self.tasks.is_none() || support == TaskSupport::Forbidden {
+        if self.tasks.is_none() {
             return Ok(Route::Call);
         }
-        // The extension's tasks are 2026-07-28's: a 2025-11-25 session gets calls (its
-        // own tasks have another wire form, not served yet).
+        if super::legacy_tasks::is_legacy(context) {
+            return super::legacy_tasks::route(tool, support, context);
+        }
+        if support == TaskSupport::Forbidden {
+            return Ok(Route::Call);
+        }
         let declared = context
-            .protocol_version()
-            .is_some_and(|version| version >= rmcp::model::ProtocolVersion::V_2026_07_28)
-            && context
-                .client_capabilities()
-                .is_some_and(|capabilities| capabilities.supports_tasks());
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
         match (declared, support) {
             (true, _) => Ok(Route::Task),
             (false, TaskSupport::Required) => Err(ErrorData::missing_required_client_capability(
@@ -112,7 +115,7 @@ impl McpServer {
         }
     }
 
-    fn served_tasks(&self) -> Result<&Tasks, ErrorData> {
+    pub(super) fn served_tasks(&self) -> Result<&Tasks, ErrorData> {
         self.tasks
             .as_ref()
             .ok_or_else(ErrorData::method_not_found::<rmcp::model::GetTaskMethod>)
@@ -120,7 +123,7 @@ impl McpServer {
 
     /// The context a task of this request runs in: the request's (its caller over the
     /// server's), owned, since the task outlives the request.
-    fn task_context(&self, context: &RequestContext<RoleServer>) -> Arc<Context> {
+    pub(super) fn task_context(&self, context: &RequestContext<RoleServer>) -> Arc<Context> {
         Arc::new(
             self.request_context(context)
                 .unwrap_or_else(|| Context::over(self.context.clone())),
@@ -265,7 +268,7 @@ impl McpServer {
 }
 
 /// The task's base fields.
-fn task(view: &TaskView) -> Task {
+pub(super) fn task(view: &TaskView) -> Task {
     let status = match view.status {
         TaskStatus::Working => rmcp::model::TaskStatus::Working,
         TaskStatus::InputRequired => rmcp::model::TaskStatus::InputRequired,
@@ -286,7 +289,7 @@ fn task(view: &TaskView) -> Task {
 }
 
 /// Unix milliseconds as ISO 8601 (`2026-12-05T09:30:00.000Z`).
-fn timestamp(millis: u64) -> String {
+pub(super) fn timestamp(millis: u64) -> String {
     i64::try_from(millis)
         .ok()
         .and_then(chrono::DateTime::from_timestamp_millis)
@@ -295,7 +298,7 @@ fn timestamp(millis: u64) -> String {
 }
 
 /// A refused task operation as the protocol error it is.
-fn refused(error: TaskError) -> ErrorData {
+pub(super) fn refused(error: TaskError) -> ErrorData {
     match error {
         TaskError::Store(_) => ErrorData::internal_error(error.to_string(), None),
         _ => ErrorData::invalid_params(error.to_string(), None),

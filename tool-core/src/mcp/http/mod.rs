@@ -11,6 +11,7 @@ mod hosts;
 mod limits;
 mod responses;
 mod route;
+mod sessions;
 mod write_timeout;
 
 use std::future::Future;
@@ -23,7 +24,6 @@ use std::time::Duration;
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::AsyncWriteExt as _;
 use tokio::net::{TcpListener, TcpStream};
@@ -33,6 +33,7 @@ use self::connections::{Busy, Connection, Connections, Held, Stage};
 use self::hosts::AllowedHosts;
 pub use self::limits::HttpLimits;
 use self::route::route;
+use self::sessions::Sessions;
 use self::write_timeout::WriteTimeout;
 use super::McpServer;
 use super::auth::ResourceServer;
@@ -67,7 +68,7 @@ pub struct HttpServer {
     allowed_hosts: Vec<String>,
 }
 
-type Sdk = TowerToHyperService<StreamableHttpService<McpServer, LocalSessionManager>>;
+type Sdk = TowerToHyperService<StreamableHttpService<McpServer, Sessions>>;
 
 /// What every request of a server shares.
 struct Shared {
@@ -212,7 +213,10 @@ impl HttpServer {
             .disable_allowed_hosts();
         let sdk = TowerToHyperService::new(StreamableHttpService::new(
             move || Ok(server.new_session()),
-            Arc::new(LocalSessionManager::default()),
+            Arc::new(Sessions {
+                tasks: serves_tasks,
+                ..Sessions::default()
+            }),
             config,
         ));
         let shared = Arc::new(Shared {

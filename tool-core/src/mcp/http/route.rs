@@ -22,7 +22,8 @@ use super::responses::{json_bytes, json_response, plain};
 use super::{Body, HTTP_PATH, Shared};
 use crate::mcp::auth::{AuthError, ResourceServer, WELL_KNOWN, bearer_token};
 use crate::mcp::messages::{
-    MAX_MESSAGE_BYTES, MessageBytes, called_tool, error_reply, read_message, request_id, too_large,
+    MAX_MESSAGE_BYTES, MessageBytes, called_tool, error_reply, read_message, request_id,
+    task_requested, too_large,
 };
 use crate::policy::Caller;
 
@@ -99,6 +100,9 @@ pub(super) async fn route(
         Ok(Ok(body)) => {
             let body = body.to_bytes();
             parts.extensions.insert(MessageBytes(body.len()));
+            if let Some(task) = task_requested(&body) {
+                parts.extensions.insert(task);
+            }
             body
         }
         Ok(Err(_)) => {
