@@ -6,7 +6,11 @@
 //! - the MCP Inspector's CLI with `--strict`: its portability report finds nothing, error
 //!   or warning (`tests/mcp/clients/inspector.sh`);
 //! - the official TypeScript SDK's client: a valid call, an invalid one and an unknown
-//!   tool, over stdio and over Streamable HTTP (`tests/mcp/clients/ts_client.mjs`).
+//!   tool, over stdio and over Streamable HTTP (`tests/mcp/clients/ts_client.mjs`);
+//! - the same SDK's tasks (2025-11-25's, `client.experimental.tasks`): a report polled to
+//!   its result, a payout approved through `tasks/result`'s elicitation and paid once,
+//!   the tasks listed, a long report cancelled, over both transports
+//!   (`tests/mcp/clients/ts_tasks_client.mjs`).
 //!
 //! Python comes from `scripts/test/python-env`, Node.js and the npm packages from
 //! `scripts/test/node-clients`. Each client has its own time limit (at most 60 s).
@@ -121,4 +125,71 @@ fn the_typescript_sdk_calls_tools_over_both_transports() {
             && stdout.contains("unknown tool = JSON-RPC error -32602"),
         "{stdout}"
     );
+}
+
+#[test]
+fn the_typescript_sdk_runs_tasks_over_both_transports() {
+    let Some(node) = support::node_clients() else {
+        return;
+    };
+    let client = Path::new(MANIFEST_DIR).join("tests/mcp/clients/ts_tasks_client.mjs");
+    let ledger = |transport: &str| {
+        let path = std::env::temp_dir().join(format!(
+            "toolwright-ts-tasks-{transport}-{}.log",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&path);
+        path
+    };
+    let paid_once = |path: &Path| {
+        let written = std::fs::read_to_string(path).unwrap_or_default();
+        let _ = std::fs::remove_file(path);
+        assert_eq!(
+            written
+                .lines()
+                .filter(|line| line.starts_with("acct-7 5000"))
+                .count(),
+            1,
+            "the approved payout was made once: {written:?}"
+        );
+    };
+    let stdio_ledger = ledger("stdio");
+    let output = Command::new(&node)
+        .arg(&client)
+        .arg("stdio")
+        .arg(server_binary())
+        .args(["--tasks", "--client-approval", "--ledger"])
+        .arg(&stdio_ledger)
+        .output()
+        .expect("node runs");
+    let stdout = assert_success("the TypeScript SDK's tasks over stdio", &output);
+    assert!(
+        stdout.contains("approval asked 1 time(s) with its task")
+            && stdout.contains("long report cancelled"),
+        "{stdout}"
+    );
+    paid_once(&stdio_ledger);
+    let http_ledger = ledger("http");
+    let server = HttpServer::start_with(
+        &[
+            "--tasks",
+            "--client-approval",
+            "--ledger",
+            http_ledger.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let output = Command::new(&node)
+        .arg(&client)
+        .arg("http")
+        .arg(&server.url)
+        .output()
+        .expect("node runs");
+    let stdout = assert_success("the TypeScript SDK's tasks over Streamable HTTP", &output);
+    assert!(
+        stdout.contains("protocol 2025-11-25") && stdout.contains("2 tasks listed"),
+        "{stdout}"
+    );
+    drop(server);
+    paid_once(&http_ledger);
 }
