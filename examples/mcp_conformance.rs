@@ -11,10 +11,11 @@ use std::sync::OnceLock;
 use serde_json::{Value, json};
 use toolwright::feedback::{self, Level};
 use toolwright::mcp::McpServer;
+use toolwright::task::{Cancellation, TaskSettings};
 use toolwright::validate::Validator;
 use toolwright::{
-    Arguments, Content, Context, Effect, Prepared, Registry, Tool, ToolError, ToolFuture,
-    ToolOutput, ToolSpec, tool,
+    Arguments, Content, Context, Effect, ErrorKind, Prepared, Registry, Tool, ToolError,
+    ToolFuture, ToolOutput, ToolSpec, tool,
 };
 
 /// A 1x1 transparent PNG.
@@ -206,6 +207,70 @@ impl Tool for SchemaTool {
     }
 }
 
+// The fixtures of the tasks extension's scenarios (`tasks-*`, 2026-07-28's
+// `io.modelcontextprotocol/tasks`).
+
+/// Greets someone by name, within the request (never a task).
+#[tool(effect = "read_only")]
+fn greet(
+    /// Whom to greet.
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Computes for `seconds` seconds, then answers with `label`; stops when cancelled.
+#[tool(effect = "read_only", task = "optional")]
+async fn slow_compute(
+    /// How long to compute, in seconds.
+    #[arg(minimum = 0, maximum = 600)]
+    seconds: f64,
+    /// What to call the answer.
+    label: String,
+    #[ctx] cancel: &Cancellation,
+) -> Result<String, ToolError> {
+    tokio::select! {
+        () = tokio::time::sleep(std::time::Duration::from_secs_f64(seconds)) => {
+            Ok(format!("computed {label}"))
+        }
+        () = cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, format!("stopped computing {label}"))),
+    }
+}
+
+/// Works for about a second, then fails with a tool error (always a task).
+#[tool(effect = "read_only", task = "required")]
+async fn failing_job() -> Result<String, ToolError> {
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    Err(ToolError::failed(
+        "the job failed, as this fixture always does",
+    ))
+}
+
+/// Works briefly, then fails with a protocol-level error (a JSON-RPC error, not a tool
+/// result): the one error toolwright answers that way is an unknown tool's, so the
+/// fixture returns that kind.
+#[tool(effect = "read_only", task = "optional")]
+async fn protocol_error_job() -> Result<String, ToolError> {
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    Err(ToolError::new(
+        ErrorKind::UnknownTool,
+        "protocol_error_job ends with a protocol error, as this fixture always does",
+    ))
+}
+
+fn confirm_first(filename: &str) -> Option<String> {
+    Some(format!("deleting {filename} cannot be undone"))
+}
+
+/// Deletes a file once a person confirms.
+#[tool(effect = "destructive", task = "optional", approval = confirm_first)]
+fn confirm_delete(
+    /// The file to delete.
+    filename: String,
+) -> String {
+    format!("deleted {filename}")
+}
+
 #[tokio::main]
 async fn main() -> Result<(), String> {
     let addr = std::env::args()
@@ -226,11 +291,19 @@ async fn main() -> Result<(), String> {
         .with(TestLoggingTool)
         .with(SchemaTool::json_schema_2020_12())
         .with(TestCustomHeaders)
+        .with(Greet)
+        .with(SlowCompute)
+        .with(FailingJob)
+        .with(ProtocolErrorJob)
+        .with(ConfirmDelete)
         .build()
         .unwrap();
     let server = McpServer::new(registry, Context::new())
         .map_err(|e| e.to_string())?
-        .with_name("toolwright-conformance", env!("CARGO_PKG_VERSION"));
+        .with_name("toolwright-conformance", env!("CARGO_PKG_VERSION"))
+        .with_client_approval()
+        .with_tasks(TaskSettings::new().poll_interval(std::time::Duration::from_millis(100)))
+        .map_err(|e| e.to_string())?;
     eprintln!("mcp_conformance: Streamable HTTP on http://{addr}/mcp");
     server
         .serve_http(addr)

@@ -60,6 +60,32 @@ fn official_conformance_suite_passes_every_tool_scenario() {
         passed, 1,
         "the custom header scenario should pass:\n{stdout}"
     );
+    // The tasks extension's scenarios: a task created, read, cancelled and approved in
+    // the extension's form (the fixtures are examples/mcp_conformance.rs's).
+    for check in [
+        "tasks-extension-advertised",
+        "sep-2663-result-type-task-on-create",
+        "sep-2663-tasks-get-status-completed",
+        "sep-2663-tool-error-uses-completed-status",
+        "sep-2663-tasks-get-status-failed",
+        "tasks-cancel-terminal-idempotent-ack",
+        "tasks-wire-field-renames",
+        "sep-2663-durable-create-strong-consistency",
+        "sep-2663-server-returns-missing-capability-when-required",
+        "sep-2663-tasks-get-status-input-required",
+        "tasks-mrtr-tasks-update-resumes",
+    ] {
+        assert!(
+            stdout.lines().any(|line| {
+                // `[check-id   ] SUCCESS`: the id padded to the scenario's longest.
+                let named = line
+                    .split_once(&format!("[{check}"))
+                    .is_some_and(|(_, rest)| rest.starts_with([' ', ']']));
+                named && line.contains("SUCCESS")
+            }),
+            "the tasks check {check} should pass:\n{stdout}"
+        );
+    }
 }
 
 /// The suite's client scenarios against `examples/mcp_conformance_client.rs` (McpSource),

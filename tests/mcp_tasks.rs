@@ -292,9 +292,18 @@ async fn a_task_waiting_for_approval_asks_and_runs_once_when_approved() {
     let done = settled(&mut wire, &mut id, &task).await;
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(done["result"]["content"][0]["text"], "paid 7 to ana");
-    // The same answer again: the task waits for nothing, and nothing runs.
+    // The same answer again: the task waits for nothing, so it is acknowledged and
+    // ignored (as the extension asks), and nothing runs.
     let again = ask(&mut wire, 90, "tasks/update", approve).await;
-    assert_eq!(again["error"]["code"], -32602, "{again}");
+    assert_eq!(again["result"]["resultType"], "complete", "{again}");
+    let unknown = ask(
+        &mut wire,
+        91,
+        "tasks/update",
+        json!({"taskId": "nope", "inputResponses": {}}),
+    )
+    .await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
     assert_eq!(PAID.load(Ordering::SeqCst), 1);
 }
 

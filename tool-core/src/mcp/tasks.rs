@@ -175,7 +175,9 @@ impl McpServer {
         Ok(answer)
     }
 
-    /// `tasks/update`: the answer to the approval a task waits for.
+    /// `tasks/update`: the answer to the approval a task waits for. Acknowledged also
+    /// when it answers nothing the task asks (the task stays as it is); refused for a
+    /// task this caller does not have, or a server that takes no approvals from clients.
     pub(super) async fn update_task(
         &self,
         request: UpdateTaskParams,
@@ -193,29 +195,22 @@ impl McpServer {
             .get(ctx.clone(), &request.task_id)
             .await
             .map_err(refused)?;
+        // Answers to nothing the task asks now (it asks nothing, or other keys) are
+        // acknowledged and ignored, as the extension asks: the task stays as it is.
         let Some(ticket) = view
             .ticket
             .filter(|_| view.status == TaskStatus::InputRequired)
         else {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "the task is {}, and waits for no input: read it with tasks/get",
-                    view.status.as_str()
-                ),
-                None,
-            ));
+            return Ok(());
         };
         let Some(decision) = approval::decision(&request.input_responses, &ticket.digest)? else {
-            return Err(ErrorData::invalid_params(
-                "inputResponses holds no answer to the task's input request \"approval\"",
-                None,
-            ));
+            return Ok(());
         };
-        tasks
-            .decide(ctx, &request.task_id, decision)
-            .await
-            .map(drop)
-            .map_err(refused)
+        match tasks.decide(ctx, &request.task_id, decision).await {
+            // Decided in between (another update, another replica): nothing to add.
+            Ok(_) | Err(TaskError::Invalid(_)) => Ok(()),
+            Err(error) => Err(refused(error)),
+        }
     }
 
     /// `tasks/cancel`: acknowledged, also for a task that already ended (which stays as
