@@ -28,8 +28,9 @@
 //!   line appended to PATH (to watch replicas pay once; payouts over 1,000 wait for a
 //!   person), and `cancel_subscription` and `close_account`, destructive ones written
 //!   there too (the second can tell, after a crash, whether it happened).
-//! - `--tasks`: serve MCP tasks (2026-07-28's extension): `build_report` and the ledger's
-//!   tools run as tasks for a client that declares them, kept in
+//! - `--tasks`: serve MCP tasks (2026-07-28's extension, and 2025-11-25's tasks for
+//!   clients of that revision): `build_report` and the ledger's
+//!   tools run as tasks for a client that asks for them, kept in
 //!   the store; `--max-tasks N` live tasks per caller (default 100).
 //! - `--client-approval`: clients may decide tickets: asked through elicitation on
 //!   2026-07-28, or with `toolwright/resume`.

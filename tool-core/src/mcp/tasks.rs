@@ -40,10 +40,12 @@ pub(super) enum Route {
 }
 
 impl McpServer {
-    /// Serves tasks (MCP Tasks, the 2026-07-28 extension `io.modelcontextprotocol/tasks`):
-    /// a call of a tool that allows them (`#[tool(task = "optional")]` or `"required"`,
-    /// or [`ToolSettings::task`](crate::ToolSettings::task)), from a client that declares
-    /// the extension, is answered at once with a task the client polls; the call runs
+    /// Serves tasks (MCP Tasks: the 2026-07-28 extension `io.modelcontextprotocol/tasks`,
+    /// and the 2025-11-25 revision's tasks for clients of that revision): a call of a tool
+    /// that allows them (`#[tool(task = "optional")]` or `"required"`, or
+    /// [`ToolSettings::task`](crate::ToolSettings::task)), from a client that asks for one
+    /// (declaring the extension; in 2025-11-25, with a `task` parameter), is answered at
+    /// once with a task the client polls; the call runs
     /// on, its state kept in the registry's idempotency store (see [`crate::task`]: ids
     /// bound to the caller and the idempotency key, what a crash leaves). Clients that
     /// do not declare tasks get the result within the request, except from a tool that
