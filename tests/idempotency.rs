@@ -642,3 +642,113 @@ fn claims_need_no_runtime_timer() {
     assert_eq!(deleted.for_model(), "deleted acme");
     assert_eq!(Ledger::runs(&ctx), 2);
 }
+
+/// The charges the outside world holds, as a payment provider's records would.
+#[derive(Default)]
+struct Charges(std::sync::Mutex<Vec<String>>);
+
+/// Charge a customer's card; the provider records the charge at once, then takes a while
+/// to answer (for customers numbered 200 and above it answers first, then records).
+#[tool(effect = "external", reconcile = charge_recorded)]
+async fn charge(
+    /// Customer id, like `C-100`.
+    #[arg(pattern = "^C-[0-9]+$")]
+    customer: String,
+    #[ctx] charges: &Charges,
+    #[ctx] ledger: &Ledger,
+) -> String {
+    ledger.runs.fetch_add(1, Ordering::SeqCst);
+    let late = customer[2..].parse::<u32>().unwrap_or(0) >= 200;
+    if !late {
+        charges.0.lock().unwrap().push(customer.clone());
+    }
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    if late {
+        charges.0.lock().unwrap().push(customer.clone());
+    }
+    format!("charged {customer}")
+}
+
+/// Whether the provider holds a charge of `customer`: asked when an attempt's outcome is
+/// unknown. Customer `C-999`'s records cannot be read.
+async fn charge_recorded(ctx: &Context, customer: &String) -> toolwright::Reconciled {
+    if customer == "C-999" {
+        return toolwright::Reconciled::Unknown("the provider's records are offline".into());
+    }
+    let charges = ctx.get::<Charges>().unwrap();
+    if charges.0.lock().unwrap().contains(customer) {
+        toolwright::Reconciled::Happened(Ok(toolwright::ToolOutput::Text(format!(
+            "charged {customer} (found in the provider's records)"
+        ))))
+    } else {
+        toolwright::Reconciled::DidNotHappen
+    }
+}
+
+/// A keyed call whose earlier attempt was cut off (its outcome unknown) is decided by the
+/// tool's reconciliation, never by running it again under the key: found done, its
+/// outcome is recorded and served from then on; not done, the call is refused saying a
+/// new key may run it; not knowable, it stays unknown with the reason.
+#[test]
+fn a_call_in_doubt_is_decided_by_its_tools_reconciliation() {
+    let registry = Registry::builder()
+        .with(Charge)
+        .defaults(ToolSettings::new().policy(AllowAll))
+        .configure(
+            "charge",
+            ToolSettings::new().timeout(Duration::from_millis(30)),
+        )
+        .build()
+        .unwrap();
+    let ctx = context().with(Charges::default());
+    let rt = runtime();
+    let call = |id: &str, customer: &str, key: &str| {
+        ToolCall::new(id, "charge", json!({"customer": customer})).with_idempotency_key(key)
+    };
+    let cut = |customer: &str, key: &str| {
+        let first = rt.block_on(registry.dispatch(&ctx, call("first", customer, key)));
+        assert_eq!(error(&first).kind, ErrorKind::Timeout);
+        rt.block_on(registry.dispatch(&ctx, call("again", customer, key)))
+    };
+
+    // Happened: the world's answer is the outcome, recorded under the key.
+    let found = cut("C-1", "k1");
+    assert_eq!(
+        found.for_model(),
+        "charged C-1 (found in the provider's records)"
+    );
+    let later = rt.block_on(registry.dispatch(&ctx, call("later", "C-1", "k1")));
+    assert!(later.duplicate, "served from the key's record");
+    assert_eq!(later.outcome, found.outcome);
+
+    // Did not happen: refused, retryable with a new key; nothing ran under the old one.
+    let runs = Ledger::runs(&ctx);
+    let not_done = cut("C-200", "k2");
+    let refused = error(&not_done);
+    assert_eq!(refused.kind, ErrorKind::OutcomeUnknown);
+    assert!(
+        refused.message.contains("did not take effect"),
+        "{}",
+        refused.message
+    );
+    assert!(refused.retryable);
+    assert!(
+        refused
+            .hint
+            .as_deref()
+            .unwrap()
+            .contains("new idempotency key")
+    );
+    assert_eq!(Ledger::runs(&ctx), runs + 1, "only the cut-off attempt ran");
+
+    // Not knowable: still unknown, with the reason.
+    let offline = cut("C-999", "k3");
+    let refused = error(&offline);
+    assert_eq!(refused.kind, ErrorKind::OutcomeUnknown);
+    assert!(!refused.retryable);
+    assert!(
+        refused.message.contains("records are offline"),
+        "{}",
+        refused.message
+    );
+}

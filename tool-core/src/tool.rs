@@ -232,7 +232,10 @@ pub trait CallHooks: Send + Sync {
     /// between starting it and recording how it ended (`#[tool(reconcile = path)]`): a
     /// task's call that cannot simply run again (a `write` or `destructive` tool without
     /// an idempotency claim) is then decided by the answer instead of failing "outcome
-    /// unknown". `None` (the default) when the tool has no way to ask.
+    /// unknown", and so is a keyed call whose earlier attempt left its claim without an
+    /// outcome (what happened is recorded under the key; "did not happen" tells the
+    /// caller a new key may run it). `None` (the default) when the tool has no way to
+    /// ask.
     fn reconcile<'a>(
         &'a self,
         ctx: &'a Context,

@@ -125,6 +125,43 @@ impl Registry {
             .await;
     }
 
+    /// A call whose key is in doubt (an earlier attempt started and never recorded how it
+    /// ended), decided by its tool's reconciliation (`#[tool(reconcile = path)]`, the
+    /// question `asking`) when it has one: the effect happened, so its outcome is recorded under the key and
+    /// returned; it did not, so the call is refused saying a new key may run it (running
+    /// it under this key could race another replica deciding the same); the world cannot
+    /// say, so it stays unknown, with why. Without a reconciliation, `unknown` as it is.
+    pub(crate) async fn reconcile_in_doubt(
+        &self,
+        claim: &ClaimKey,
+        name: &str,
+        asking: Option<crate::tool::ReconcileFuture<'_>>,
+        effect: Effect,
+        unknown: ToolError,
+    ) -> ToolOutcome {
+        let Some(asking) = asking else {
+            return Err(unknown);
+        };
+        match asking.await {
+            crate::tool::Reconciled::Happened(outcome) => {
+                self.record(claim, name, effect, &outcome).await;
+                outcome
+            }
+            crate::tool::Reconciled::DidNotHappen => Err(ToolError::new(
+                ErrorKind::OutcomeUnknown,
+                format!(
+                    "an earlier attempt with this idempotency key never reported how it ended, and '{name}' checked: it did not take effect; this call did not run"
+                ),
+            )
+            .with_retryable(true)
+            .with_hint("call again with a new idempotency key: nothing happened under this one")),
+            crate::tool::Reconciled::Unknown(why) => Err(ToolError {
+                message: format!("{} ('{name}' could not tell either: {why})", unknown.message),
+                ..unknown
+            }),
+        }
+    }
+
     /// Frees the key of a call a tool paused while it ran, to ask a person (an imported
     /// MCP tool whose server asks): nothing happened yet, and the approved call claims
     /// the key again.

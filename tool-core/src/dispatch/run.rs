@@ -55,6 +55,15 @@ impl Registry {
                     notes.duplicate = true;
                     return stored.outcome;
                 }
+                Err(Held::Refused(refusal)) if refusal.kind == ErrorKind::OutcomeUnknown => {
+                    let (tool, prepared) = (admitted.read.tool, &admitted.read.prepared);
+                    let asking = tool
+                        .hooks()
+                        .and_then(|hooks| hooks.reconcile(ctx, prepared));
+                    return self
+                        .reconcile_in_doubt(&claim, name, asking, effect, refusal)
+                        .await;
+                }
                 Err(Held::Refused(refusal)) => return Err(refusal),
             }
             let builtin = admitted.read.entry.builtin.is_some();
