@@ -10,7 +10,10 @@
 //! - the same SDK's tasks (2025-11-25's, `client.experimental.tasks`): a report polled to
 //!   its result, a payout approved through `tasks/result`'s elicitation and paid once,
 //!   the tasks listed, a long report cancelled, over both transports
-//!   (`tests/mcp/clients/ts_tasks_client.mjs`).
+//!   (`tests/mcp/clients/ts_tasks_client.mjs`);
+//! - the same revision's tasks from the official Python SDK 1.30 (`session.experimental`)
+//!   and FastMCP 3 (`call_tool(..., task=True)`), over stdio (`tests/mcp/tasks_client.py`,
+//!   its own venv: `scripts/test/python-env tasks-2025`).
 //!
 //! Python comes from `scripts/test/python-env`, Node.js and the npm packages from
 //! `scripts/test/node-clients`. Each client has its own time limit (at most 60 s).
@@ -192,4 +195,35 @@ fn the_typescript_sdk_runs_tasks_over_both_transports() {
     );
     drop(server);
     paid_once(&http_ledger);
+}
+
+#[test]
+fn the_python_sdk_and_fastmcp_3_run_2025_11_25_tasks() {
+    let python = support::python_named("tasks-2025");
+    let ledger =
+        std::env::temp_dir().join(format!("toolwright-py-tasks-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&ledger);
+    let output = Command::new(&python)
+        .arg(Path::new(MANIFEST_DIR).join("tests/mcp/tasks_client.py"))
+        .arg(server_binary())
+        .args(["--tasks", "--client-approval", "--ledger"])
+        .arg(&ledger)
+        .output()
+        .expect("python runs");
+    let stdout = assert_success("the Python SDK's and FastMCP's tasks", &output);
+    assert!(
+        stdout.contains("payout approved once")
+            && stdout.contains("fastmcp: report through a ToolTask"),
+        "{stdout}"
+    );
+    let written = std::fs::read_to_string(&ledger).unwrap_or_default();
+    let _ = std::fs::remove_file(&ledger);
+    assert_eq!(
+        written
+            .lines()
+            .filter(|line| line.starts_with("acct-8 5000"))
+            .count(),
+        1,
+        "the approved payout was made once: {written:?}"
+    );
 }

@@ -139,13 +139,28 @@ impl HttpServer {
 /// The project's Python (`scripts/test/python-env`, which creates the virtualenv with
 /// tests/mcp/requirements.txt from PyPI the first time).
 pub fn python() -> PathBuf {
+    python_env(None)
+}
+
+/// The python of the virtualenv `scripts/test/python-env NAME` creates from
+/// `tests/mcp/requirements-NAME.txt`: clients that need other versions of the same
+/// packages than [`python`]'s.
+pub fn python_named(name: &str) -> PathBuf {
+    python_env(Some(name))
+}
+
+fn python_env(name: Option<&str>) -> PathBuf {
     let setup = Command::new(Path::new(MANIFEST_DIR).join("scripts/test/python-env"))
+        .args(name)
         .stderr(Stdio::inherit())
         .output()
         .expect("scripts/test/python-env runs");
+    let requirements = name.map_or("requirements.txt".to_owned(), |name| {
+        format!("requirements-{name}.txt")
+    });
     assert!(
         setup.status.success(),
-        "scripts/test/python-env could not create the virtualenv (it installs tests/mcp/requirements.txt from PyPI)"
+        "scripts/test/python-env could not create the virtualenv (it installs tests/mcp/{requirements} from PyPI)"
     );
     PathBuf::from(String::from_utf8(setup.stdout).expect("a path").trim())
 }
