@@ -974,3 +974,80 @@ fn a_remote_task_is_followed_to_its_result() {
         refused.for_model()
     );
 }
+
+/// A client that stops in the middle of a keyed call the server made a task, and starts
+/// again on the same store: the retry with the same key finds the task recorded under it
+/// and follows it to its end, instead of sending the payout again or answering "outcome
+/// unknown". The stop is simulated by abandoning the call's future (never polled again,
+/// never dropped: no cancel is sent, no outcome recorded, the lease not renewed).
+#[test]
+fn a_restarted_client_follows_the_task_its_keyed_call_became() {
+    use toolwright::idempotency::{Idempotency, IdempotencyStore, MemoryStore};
+    let runtime = runtime();
+    let dir = std::env::temp_dir().join(format!("toolwright-client-task-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ledger = dir.join("payouts.log");
+    let _ = std::fs::remove_file(&ledger);
+    let server = HttpServer::start_with(&["--tasks", "--ledger", ledger.to_str().unwrap()], &[]);
+    let store = Arc::new(MemoryStore::new());
+    let client = |store: &Arc<MemoryStore>| {
+        let source = runtime
+            .block_on(McpSource::http("payments", &server.url).connect())
+            .unwrap();
+        Registry::builder()
+            .with_toolset(source)
+            .defaults(ToolSettings::new().policy(AllowAll))
+            .with_idempotency(Idempotency::new(store.clone()).lease(Duration::from_millis(200)))
+            .build()
+            .unwrap()
+    };
+    let payout = || {
+        call("send_payout", json!({"recipient": "acct-r", "amount": 500}))
+            .with_idempotency_key("payout-acct-r-1")
+    };
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64
+    };
+
+    let first = client(&store);
+    let ctx = Context::new();
+    let mut running = Box::pin(first.dispatch(&ctx, payout()));
+    runtime.block_on(async {
+        for _ in 0..200 {
+            tokio::select! {
+                result = &mut running => panic!("the payout ended before its task was recorded: {result:?}"),
+                () = tokio::time::sleep(Duration::from_millis(10)) => {}
+            }
+            let tasks = store.tasks().unwrap();
+            let listed = tasks.list("dev.toolwright/mcp-client", None, 10, now()).await;
+            if listed.unwrap().len() == 1 {
+                return;
+            }
+        }
+        panic!("the task was never recorded");
+    });
+    std::mem::forget(running);
+
+    // The restarted client, once the first one's lease has run out.
+    std::thread::sleep(Duration::from_millis(400));
+    let second = client(&store);
+    let retried = runtime.block_on(second.dispatch(&ctx, payout()));
+    assert_eq!(
+        retried.outcome.as_ref().map(|output| output.to_text()),
+        Ok("paid 500 to acct-r".to_owned()),
+        "{retried:?}"
+    );
+    let again = runtime.block_on(second.dispatch(&ctx, payout()));
+    assert!(again.duplicate, "recorded under the key: {again:?}");
+    let paid = std::fs::read_to_string(&ledger).unwrap_or_default();
+    assert_eq!(
+        paid.lines()
+            .filter(|line| line.starts_with("acct-r 500"))
+            .count(),
+        1,
+        "paid once: {paid:?}"
+    );
+}

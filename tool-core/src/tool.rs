@@ -234,20 +234,23 @@ pub trait CallHooks: Send + Sync {
     /// an idempotency claim) is then decided by the answer instead of failing "outcome
     /// unknown", and so is a keyed call whose earlier attempt left its claim without an
     /// outcome (what happened is recorded under the key; "did not happen" tells the
-    /// caller a new key may run it). `None` (the default) when the tool has no way to
-    /// ask.
+    /// caller a new key may run it). `call` says which call: its idempotency key, by
+    /// which a provider can be asked ("is there a payment with this key?"). `None` (the
+    /// default) when the tool has no way to ask.
     fn reconcile<'a>(
         &'a self,
         ctx: &'a Context,
+        call: CallInfo<'a>,
         args: &'a Prepared,
     ) -> Option<ReconcileFuture<'a>> {
-        let _ = (ctx, args);
+        let _ = (ctx, call, args);
         None
     }
 }
 
-/// What the dispatcher knows of a call beside its arguments, for [`Tool::run_call`].
-#[derive(Debug, Clone, Copy)]
+/// What the dispatcher knows of a call beside its arguments, for [`Tool::run_call`] and
+/// [`CallHooks::reconcile`].
+#[derive(Clone, Copy)]
 #[non_exhaustive]
 pub struct CallInfo<'a> {
     /// The call's id (the provider's, or `<run>/<n>` for a call a program made).
@@ -259,6 +262,24 @@ pub struct CallInfo<'a> {
     /// approval while it runs (an error of kind `awaiting_approval`, for which the
     /// dispatcher issues a ticket) goes on without asking again.
     pub approved: bool,
+    /// Where the registry keeps tasks (its idempotency store's
+    /// [`tasks`](crate::idempotency::IdempotencyStore::tasks)), when it keeps them: a
+    /// tool that hands a call to another server, which makes it a task there, records the
+    /// task here under [`idempotency_key`](CallInfo::idempotency_key), so that after a
+    /// restart its [reconciliation](CallHooks::reconcile) follows the task to its end
+    /// instead of sending the call again (an imported MCP tool does).
+    pub tasks: Option<&'a dyn crate::idempotency::TaskStore>,
+}
+
+impl std::fmt::Debug for CallInfo<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallInfo")
+            .field("id", &self.id)
+            .field("idempotency_key", &self.idempotency_key)
+            .field("approved", &self.approved)
+            .field("tasks", &self.tasks.is_some())
+            .finish()
+    }
 }
 
 /// A call's arguments, validated and read into the tool's own types by

@@ -57,9 +57,14 @@ impl Registry {
                 }
                 Err(Held::Refused(refusal)) if refusal.kind == ErrorKind::OutcomeUnknown => {
                     let (tool, prepared) = (admitted.read.tool, &admitted.read.prepared);
-                    let asking = tool
-                        .hooks()
-                        .and_then(|hooks| hooks.reconcile(ctx, prepared));
+                    let info = CallInfo {
+                        id: &call.id,
+                        idempotency_key: Some(&claim.key),
+                        approved: admitted.approved,
+                        tasks: self.settings.idempotency.store().tasks(),
+                    };
+                    let asking =
+                        (tool.hooks()).and_then(|hooks| hooks.reconcile(ctx, info, prepared));
                     return self
                         .reconcile_in_doubt(&claim, name, asking, effect, refusal)
                         .await;
@@ -108,6 +113,7 @@ impl Registry {
             id: &call.id,
             idempotency_key: key,
             approved,
+            tasks: self.settings.idempotency.store().tasks(),
         };
         self.observe(|| Event::Started {
             call_id: call.id.clone(),

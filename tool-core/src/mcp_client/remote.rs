@@ -16,7 +16,10 @@ use crate::effect::Effect;
 use crate::error::{ErrorKind, ToolError};
 use crate::lint::screen;
 use crate::spec::ToolSpec;
-use crate::tool::{Arguments, CallInfo, Prepared, Tool, ToolFuture, ToolOutcome};
+use crate::tool::{
+    Arguments, CallHooks, CallInfo, Prepared, ReconcileFuture, Reconciled, Tool, ToolFuture,
+    ToolOutcome,
+};
 use crate::validate::Validator;
 
 /// One imported tool.
@@ -79,6 +82,7 @@ impl Tool for RemoteTool {
             id: "",
             idempotency_key: None,
             approved: false,
+            tasks: None,
         };
         self.run_call(ctx, call, args)
     }
@@ -91,13 +95,74 @@ impl Tool for RemoteTool {
     ) -> ToolFuture<'a> {
         ToolFuture::new(async move {
             let arguments = args.downcast::<Map<String, Value>>()?;
-            self.send(arguments, call.idempotency_key, call.approved)
-                .await
+            self.send(arguments, call).await
         })
+    }
+
+    fn hooks(&self) -> Option<&dyn CallHooks> {
+        Some(self)
+    }
+}
+
+impl CallHooks for RemoteTool {
+    /// A keyed call whose process stopped mid-call: when the server had made it a task
+    /// (recorded in the registry's task store), the task is followed to its end and its
+    /// result is the call's; otherwise whether the server received it is unknown.
+    fn reconcile<'a>(
+        &'a self,
+        _: &'a Context,
+        call: CallInfo<'a>,
+        _: &'a Prepared,
+    ) -> Option<ReconcileFuture<'a>> {
+        let (store, key) = (call.tasks?, call.idempotency_key?);
+        Some(Box::pin(self.follow_recorded(store, key)))
     }
 }
 
 impl RemoteTool {
+    /// The reconciliation of a keyed call: the task it became on the server, followed to
+    /// its end, decides it.
+    async fn follow_recorded(
+        &self,
+        store: &dyn crate::idempotency::TaskStore,
+        key: &str,
+    ) -> Reconciled {
+        let server = &self.source.name;
+        let id = match super::tasks::recall(store, key, server).await {
+            Ok(Some(id)) => id,
+            Ok(None) => {
+                return Reconciled::Unknown(format!(
+                    "no task of the MCP server '{server}' was recorded for this call, so whether the server received it is unknown"
+                ));
+            }
+            Err(error) => return Reconciled::Unknown(error),
+        };
+        let timeout = self.source.settings.call_timeout;
+        let service = match self.reconnect(std::time::Instant::now() + timeout).await {
+            Ok((service, _)) => service,
+            Err(error) => return Reconciled::Unknown(error.message),
+        };
+        let task = rmcp::model::Task::new(
+            id.clone(),
+            rmcp::model::TaskStatus::Working,
+            String::new(),
+            String::new(),
+        );
+        let following =
+            link::detached(async move { super::tasks::follow(&service, task, false).await });
+        match tokio::time::timeout(timeout, following).await {
+            Ok(Ok(answer)) => Reconciled::Happened(self.answer(answer)),
+            Ok(Err(error)) => Reconciled::Unknown(format!(
+                "the MCP server '{server}' could not say what became of the call's task {id}: {}",
+                link::with_causes(&error)
+            )),
+            Err(_) => Reconciled::Unknown(format!(
+                "the call's task {id} on the MCP server '{server}' did not end within {} ms",
+                timeout.as_millis()
+            )),
+        }
+    }
+
     /// Whether sending the call again cannot repeat its effect: it has none (a trusted
     /// read-only tool), it is declared idempotent, or it carries a key the server is
     /// known to honour.
@@ -156,12 +221,10 @@ impl RemoteTool {
         }
     }
 
-    async fn send(
-        &self,
-        arguments: Map<String, Value>,
-        key: Option<&str>,
-        approved: bool,
-    ) -> ToolOutcome {
+    async fn send(&self, arguments: Map<String, Value>, call: CallInfo<'_>) -> ToolOutcome {
+        let (key, approved) = (call.idempotency_key, call.approved);
+        // A keyed call the server makes a task is recorded, to be found after a restart.
+        let remember = call.tasks.zip(key);
         let source = &*self.source;
         let span = client_span(&source.name, &self.remote);
         let mut params =
@@ -188,7 +251,9 @@ impl RemoteTool {
             // asked a first time, the call pauses for toolwright's own approval; once a
             // person approved it, their yes is the answer, and the call goes on.
             for _ in 0..MAX_ROUNDS {
-                let response = self.attempt(params.clone(), replay_safe, approved).await?;
+                let response = self
+                    .attempt(params.clone(), replay_safe, approved, remember)
+                    .await?;
                 let Answer::InputRequired(required) = response else {
                     return Ok(response);
                 };
@@ -234,6 +299,7 @@ impl RemoteTool {
         params: CallToolRequestParams,
         replay_safe: bool,
         approved: bool,
+        remember: Option<(&dyn crate::idempotency::TaskStore, &str)>,
     ) -> Result<Answer, ToolError> {
         let source = &*self.source;
         let mut attempts = 0;
@@ -256,11 +322,20 @@ impl RemoteTool {
                 .service()
                 .calls_sent
                 .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-            let sent = tokio::time::timeout(
+            let (created, mut tasks) = tokio::sync::mpsc::unbounded_channel();
+            let sending = tokio::time::timeout(
                 source.settings.call_timeout,
-                send_once(&service, &params, approved),
-            )
-            .await;
+                send_once(&service, &params, approved, remember.map(|_| created)),
+            );
+            // The task the server makes of the call, recorded while the call goes on.
+            let recording = async {
+                while let Some(task) = tasks.recv().await {
+                    if let Some((store, key)) = remember {
+                        super::tasks::remember(store, key, &source.name, &task).await;
+                    }
+                }
+            };
+            let (sent, ()) = tokio::join!(sending, recording);
             let error = match sent {
                 Ok(Ok(response)) => return Ok(response),
                 Ok(Err(error)) => error,
@@ -395,6 +470,7 @@ async fn send_once(
     service: &Arc<link::Running>,
     params: &CallToolRequestParams,
     approved: bool,
+    created: Option<tokio::sync::mpsc::UnboundedSender<rmcp::model::Task>>,
 ) -> Result<Answer, rmcp::service::ServiceError> {
     let (service, mut params) = (service.clone(), params.clone());
     link::detached(async move {
@@ -403,7 +479,12 @@ async fn send_once(
         for _ in 0..rmcp::model::DEFAULT_MRTR_MAX_ROUNDS {
             let answer = match send_one(&service, &params).await? {
                 Sent::Answer(answer) => answer,
-                Sent::Task(task) => return super::tasks::follow(&service, task, approved).await,
+                Sent::Task(task) => {
+                    if let Some(created) = &created {
+                        let _ = created.send(task.clone());
+                    }
+                    return super::tasks::follow(&service, task, approved).await;
+                }
             };
             // With an answer installed, the server's questions within the call
             // (2026-07-28) are put to it, and the call sent again with the answers.

@@ -97,3 +97,74 @@ pub(super) async fn follow(
 fn pause(interval_ms: Option<u64>) -> Duration {
     Duration::from_millis(interval_ms.unwrap_or(1_000).clamp(20, 5_000))
 }
+
+/// Where a call the server made a task is recorded, in the registry's task store: under
+/// the call's idempotency key (caller-scoped), so that after a restart the call's
+/// reconciliation finds the task instead of sending the call again.
+fn record_id(key: &str) -> String {
+    format!("mcp-client-task/{key}")
+}
+
+/// What the record holds.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Recorded {
+    /// The server's name, as the source calls it.
+    server: String,
+    /// The task's id on that server.
+    task: String,
+}
+
+/// Records that the call keyed `key` became `task` on `server`. A failure to record is
+/// logged: the call goes on, and only a restart in its middle would miss the record.
+pub(super) async fn remember(
+    store: &dyn crate::idempotency::TaskStore,
+    key: &str,
+    server: &str,
+    task: &Task,
+) {
+    let now = crate::idempotency::unix_millis();
+    let body = Recorded {
+        server: server.to_owned(),
+        task: task.task_id.clone(),
+    };
+    let mut row = crate::idempotency::TaskRow {
+        id: record_id(key),
+        owner: "dev.toolwright/mcp-client".to_owned(),
+        version: 1,
+        created_at: now,
+        expires_at: now.saturating_add(task.ttl_ms.unwrap_or(24 * 3_600_000)),
+        body: serde_json::to_string(&body).unwrap_or_default(),
+    };
+    // A key used again after a retryable failure: the newer task replaces the older.
+    let written = match store.insert(&row, now).await {
+        Ok(None) => Ok(true),
+        Ok(Some(existing)) => {
+            row.version = existing.version + 1;
+            store.replace(&row, now).await
+        }
+        Err(error) => Err(error),
+    };
+    if !matches!(written, Ok(true)) {
+        tracing::warn!(
+            server,
+            task = %task.task_id,
+            "could not record the task a call became; after a restart its outcome is unknown"
+        );
+    }
+}
+
+/// The task the call keyed `key` became on `server`, if one was recorded.
+pub(super) async fn recall(
+    store: &dyn crate::idempotency::TaskStore,
+    key: &str,
+    server: &str,
+) -> Result<Option<String>, String> {
+    let row = store
+        .get(&record_id(key), crate::idempotency::unix_millis())
+        .await
+        .map_err(|error| format!("the task store failed: {error}"))?;
+    Ok(row
+        .and_then(|row| serde_json::from_str::<Recorded>(&row.body).ok())
+        .filter(|recorded| recorded.server == server)
+        .map(|recorded| recorded.task))
+}

@@ -253,7 +253,9 @@ impl Tasks {
                 .registry
                 .prepare_call(&body.call.to_call())
                 .is_ok_and(|(tool, prepared)| {
-                    (tool.hooks()).is_some_and(|hooks| hooks.reconcile(ctx, &prepared).is_some())
+                    let info = unkeyed(&self.inner.registry, &body.call.id);
+                    (tool.hooks())
+                        .is_some_and(|hooks| hooks.reconcile(ctx, info, &prepared).is_some())
                 });
         if can_reconcile {
             Verdict::Reconcile
@@ -273,22 +275,35 @@ async fn reconciled(
     ctx: &Context,
     call: ToolCall,
 ) -> ToolResult {
+    let id = call.id.clone();
     let outcome = match registry.prepare_call(&call) {
         Err(error) => Err(error),
-        Ok((tool, prepared)) => match tool.hooks().and_then(|h| h.reconcile(ctx, &prepared)) {
-            None => Err(unknown(&call.name, "it has no reconciliation")),
-            Some(asking) => match asking.await {
-                Reconciled::Happened(outcome) => outcome,
-                Reconciled::DidNotHappen => return registry.dispatch(ctx, call).await,
-                Reconciled::Unknown(why) => Err(unknown(&call.name, &why)),
-            },
-        },
+        Ok((tool, prepared)) => {
+            match (tool.hooks()).and_then(|h| h.reconcile(ctx, unkeyed(registry, &id), &prepared)) {
+                None => Err(unknown(&call.name, "it has no reconciliation")),
+                Some(asking) => match asking.await {
+                    Reconciled::Happened(outcome) => outcome,
+                    Reconciled::DidNotHappen => return registry.dispatch(ctx, call).await,
+                    Reconciled::Unknown(why) => Err(unknown(&call.name, &why)),
+                },
+            }
+        }
     };
     let notes = crate::dispatch::Notes {
         entry: registry.entry(&call.name),
         ..Default::default()
     };
     registry.finish((call.id, call.name, call.program), outcome, notes)
+}
+
+/// What a task's call without an idempotency claim tells its reconciliation.
+fn unkeyed<'a>(registry: &'a crate::registry::Registry, id: &'a str) -> crate::tool::CallInfo<'a> {
+    crate::tool::CallInfo {
+        id,
+        idempotency_key: None,
+        approved: false,
+        tasks: registry.settings.idempotency.store().tasks(),
+    }
 }
 
 fn unknown(tool: &str, why: &str) -> crate::error::ToolError {

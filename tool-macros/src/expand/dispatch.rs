@@ -366,7 +366,7 @@ fn expand_hooks(tool: &ToolFn<'_>, fields: &[&proc_macro2::Ident]) -> Vec<TokenS
     }
     if let Some(reconcile) = &tool.options.reconcile {
         hooks.push(quote_spanned! {reconcile.span()=>
-            fn reconcile<'a>(&'a self, __tw_ctx: &'a _tw::Context, __tw_prepared: &'a _tw::Prepared) -> ::core::option::Option<_tw::ReconcileFuture<'a>> {
+            fn reconcile<'a>(&'a self, __tw_ctx: &'a _tw::Context, _: _tw::CallInfo<'a>, __tw_prepared: &'a _tw::Prepared) -> ::core::option::Option<_tw::ReconcileFuture<'a>> {
                 #read
                 ::core::option::Option::Some(::std::boxed::Box::pin(#reconcile(__tw_ctx, #by_ref)))
             }
