@@ -144,18 +144,7 @@ fn the_typescript_sdk_runs_tasks_over_both_transports() {
         let _ = std::fs::remove_file(&path);
         path
     };
-    let paid_once = |path: &Path| {
-        let written = std::fs::read_to_string(path).unwrap_or_default();
-        let _ = std::fs::remove_file(path);
-        assert_eq!(
-            written
-                .lines()
-                .filter(|line| line.starts_with("acct-7 5000"))
-                .count(),
-            1,
-            "the approved payout was made once: {written:?}"
-        );
-    };
+    let paid_once = |path: &Path| paid_once(path, "acct-7 5000");
     let stdio_ledger = ledger("stdio");
     let output = Command::new(&node)
         .arg(&client)
@@ -216,12 +205,18 @@ fn the_python_sdk_and_fastmcp_3_run_2025_11_25_tasks() {
             && stdout.contains("fastmcp: report through a ToolTask"),
         "{stdout}"
     );
-    let written = std::fs::read_to_string(&ledger).unwrap_or_default();
-    let _ = std::fs::remove_file(&ledger);
+    paid_once(&ledger, "acct-8 5000");
+}
+
+/// Asserts the example server's payout ledger at `path` holds the payout `payout` (its
+/// recipient and amount) once, and removes the ledger.
+fn paid_once(path: &Path, payout: &str) {
+    let written = std::fs::read_to_string(path).unwrap_or_default();
+    let _ = std::fs::remove_file(path);
     assert_eq!(
         written
             .lines()
-            .filter(|line| line.starts_with("acct-8 5000"))
+            .filter(|line| line.starts_with(payout))
             .count(),
         1,
         "the approved payout was made once: {written:?}"

@@ -10,64 +10,20 @@
 // Prints one summary line and exits 0 when the server answered as the SDK expects;
 // otherwise exits 1 saying what differed. Gives up after 30 seconds.
 
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+
+import { checks, connectTo, main, nodeModules, sdk, text } from "./common.mjs";
 
 const TIMEOUT_MS = 30_000;
 
-// The transport in use, so that a failure can end the server process it started.
-let transport;
-
-function fail(message) {
-    console.error(`ts_client: ${message}`);
-    if (transport?.pid) {
-        try {
-            process.kill(transport.pid, "SIGKILL");
-        } catch {}
-    }
-    process.exit(1);
-}
-
-function check(condition, what, got) {
-    if (!condition) fail(`${what}; got ${JSON.stringify(got)}`);
-}
-
-// Where the pinned packages are: beside the node binary that runs us
-// (<work>/node_modules/node/bin/node), unless $TOOLWRIGHT_MCP_CLIENTS says otherwise.
-function nodeModules() {
-    const candidates = [];
-    if (process.env.TOOLWRIGHT_MCP_CLIENTS) {
-        candidates.push(path.join(process.env.TOOLWRIGHT_MCP_CLIENTS, "node_modules"));
-    }
-    candidates.push(path.resolve(path.dirname(process.execPath), "..", ".."));
-    for (const dir of candidates) {
-        if (existsSync(path.join(dir, "@modelcontextprotocol", "sdk", "package.json"))) return dir;
-    }
-    fail(`@modelcontextprotocol/sdk not found in ${candidates.join(" or ")}; run this with the node scripts/test/node-clients prints`);
-}
-
-async function sdk(subpath) {
-    return import(pathToFileURL(path.join(nodeModules(), "@modelcontextprotocol", "sdk", "dist", "esm", subpath)).href);
-}
-
-function text(result) {
-    return (result.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
-}
+const { fail, check } = checks("ts_client");
 
 async function run(mode, target, args) {
     const { Client } = await sdk("client/index.js");
     const { version } = JSON.parse(readFileSync(path.join(nodeModules(), "@modelcontextprotocol", "sdk", "package.json"), "utf8"));
-    if (mode === "stdio") {
-        const { StdioClientTransport } = await sdk("client/stdio.js");
-        // The server's own log lines go to our stderr, where a failing test shows them.
-        transport = new StdioClientTransport({ command: target, args, stderr: "inherit" });
-    } else if (mode === "http") {
-        const { StreamableHTTPClientTransport } = await sdk("client/streamableHttp.js");
-        transport = new StreamableHTTPClientTransport(new URL(target));
-    } else {
-        fail(`unknown mode ${JSON.stringify(mode)}: use stdio or http`);
-    }
+    const transport = await connectTo(mode, target, args);
+    if (!transport) fail(`unknown mode ${JSON.stringify(mode)}: use stdio or http`);
 
     const client = new Client({ name: "toolwright-ts-client", version: "0.0.0" });
     await client.connect(transport);
@@ -117,13 +73,4 @@ async function run(mode, target, args) {
     }
 }
 
-const [mode, target, ...args] = process.argv.slice(2);
-if (!mode || !target) fail("usage: ts_client.mjs stdio SERVER [ARGS...] | ts_client.mjs http URL");
-const timer = setTimeout(() => fail(`gave up after ${TIMEOUT_MS / 1000} s`), TIMEOUT_MS);
-run(mode, target, args).then(
-    () => {
-        clearTimeout(timer);
-        process.exit(0);
-    },
-    (error) => fail(error?.stack ?? String(error)),
-);
+main("ts_client", "ts_client.mjs stdio SERVER [ARGS...] | ts_client.mjs http URL", TIMEOUT_MS, run);

@@ -10,48 +10,15 @@
 // and exits 0 when every step went as the SDK expects; otherwise exits 1 saying what
 // differed. Gives up after 60 seconds.
 
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+
+import { checks, connectTo, main, nodeModules, sdk, text } from "./common.mjs";
 
 const TIMEOUT_MS = 60_000;
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
 
-let transport;
-
-function fail(message) {
-    console.error(`ts_tasks_client: ${message}`);
-    if (transport?.pid) {
-        try {
-            process.kill(transport.pid, "SIGKILL");
-        } catch {}
-    }
-    process.exit(1);
-}
-
-function check(condition, what, got) {
-    if (!condition) fail(`${what}; got ${JSON.stringify(got)}`);
-}
-
-function nodeModules() {
-    const candidates = [];
-    if (process.env.TOOLWRIGHT_MCP_CLIENTS) {
-        candidates.push(path.join(process.env.TOOLWRIGHT_MCP_CLIENTS, "node_modules"));
-    }
-    candidates.push(path.resolve(path.dirname(process.execPath), "..", ".."));
-    for (const dir of candidates) {
-        if (existsSync(path.join(dir, "@modelcontextprotocol", "sdk", "package.json"))) return dir;
-    }
-    fail(`@modelcontextprotocol/sdk not found in ${candidates.join(" or ")}; run this with the node scripts/test/node-clients prints`);
-}
-
-async function sdk(subpath) {
-    return import(pathToFileURL(path.join(nodeModules(), "@modelcontextprotocol", "sdk", "dist", "esm", subpath)).href);
-}
-
-function text(result) {
-    return (result?.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
-}
+const { fail, check } = checks("ts_tasks_client");
 
 // Every message of one callToolStream, and the result it ended with.
 async function stream(client, name, args) {
@@ -71,15 +38,8 @@ async function run(mode, target, args) {
     const { Client } = await sdk("client/index.js");
     const { ElicitRequestSchema } = await sdk("types.js");
     const { version } = JSON.parse(readFileSync(path.join(nodeModules(), "@modelcontextprotocol", "sdk", "package.json"), "utf8"));
-    if (mode === "stdio") {
-        const { StdioClientTransport } = await sdk("client/stdio.js");
-        transport = new StdioClientTransport({ command: target, args, stderr: "inherit" });
-    } else if (mode === "http") {
-        const { StreamableHTTPClientTransport } = await sdk("client/streamableHttp.js");
-        transport = new StreamableHTTPClientTransport(new URL(target));
-    } else {
-        fail(`unknown mode ${JSON.stringify(mode)}: use stdio or http`);
-    }
+    const transport = await connectTo(mode, target, args);
+    if (!transport) fail(`unknown mode ${JSON.stringify(mode)}: use stdio or http`);
 
     const client = new Client({ name: "toolwright-ts-tasks-client", version: "0.0.0" }, { capabilities: { elicitation: { form: {} } } });
     // The person approving: says yes, and notes which task asked.
@@ -137,13 +97,4 @@ async function run(mode, target, args) {
     }
 }
 
-const [mode, target, ...args] = process.argv.slice(2);
-if (!mode || !target) fail("usage: ts_tasks_client.mjs stdio SERVER [ARGS...] | ts_tasks_client.mjs http URL");
-const timer = setTimeout(() => fail(`gave up after ${TIMEOUT_MS / 1000} s`), TIMEOUT_MS);
-run(mode, target, args).then(
-    () => {
-        clearTimeout(timer);
-        process.exit(0);
-    },
-    (error) => fail(error?.stack ?? String(error)),
-);
+main("ts_tasks_client", "ts_tasks_client.mjs stdio SERVER [ARGS...] | ts_tasks_client.mjs http URL", TIMEOUT_MS, run);
