@@ -33,7 +33,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "values",
-        &["content", "feedback", "output", "spec", "validate"],
+        &["content", "feedback", "output", "spec", "store", "validate"],
     ),
     ("the schema model and the tool trait", &["schema", "tool"]),
     (

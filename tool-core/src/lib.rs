@@ -60,6 +60,7 @@ pub mod schema;
 pub mod search;
 mod similarity;
 mod spec;
+mod store;
 pub mod stubs;
 #[cfg(feature = "mcp")]
 pub mod task;

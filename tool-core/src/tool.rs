@@ -262,13 +262,13 @@ pub struct CallInfo<'a> {
     /// approval while it runs (an error of kind `awaiting_approval`, for which the
     /// dispatcher issues a ticket) goes on without asking again.
     pub approved: bool,
-    /// Where the registry keeps tasks (its idempotency store's
-    /// [`tasks`](crate::idempotency::IdempotencyStore::tasks)), when it keeps them: a
+    /// Where the registry keeps tasks (its idempotency store's `tasks`), when it keeps
+    /// them: a
     /// tool that hands a call to another server, which makes it a task there, records the
     /// task here under [`idempotency_key`](CallInfo::idempotency_key), so that after a
     /// restart its [reconciliation](CallHooks::reconcile) follows the task to its end
     /// instead of sending the call again (an imported MCP tool does).
-    pub tasks: Option<&'a dyn crate::idempotency::TaskStore>,
+    pub tasks: Option<&'a dyn crate::store::TaskStore>,
 }
 
 impl std::fmt::Debug for CallInfo<'_> {

@@ -26,11 +26,8 @@ mod record;
 mod redb;
 #[cfg(feature = "redis")]
 mod redis;
-mod tasks;
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,9 +36,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::ToolError;
 use crate::tool::ToolOutput;
 
+pub use crate::store::{StoreError, StoreFuture, TaskRow, TaskStore};
 pub(crate) use canonical::{hex, scoped_key, write_canonical, write_json_string};
 pub use memory::MemoryStore;
-pub use tasks::{TaskRow, TaskStore};
 
 /// The key in an MCP `tools/call` request's `_meta` that carries the caller's
 /// idempotency key: a toolwright server reads it, a toolwright client sends it.
@@ -112,28 +109,6 @@ pub enum Settlement {
     /// and later calls with the key are told so.
     Unknown,
 }
-
-/// Why a store could not answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoreError(pub String);
-
-impl StoreError {
-    /// An error saying what failed.
-    pub fn new(message: impl fmt::Display) -> Self {
-        Self(message.to_string())
-    }
-}
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for StoreError {}
-
-/// The future a store's operation returns.
-pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
 /// Where idempotency keys, their claims and their outcomes are kept. Both operations
 /// must be atomic for every process sharing the store: two claims of one key at the same

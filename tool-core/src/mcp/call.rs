@@ -271,22 +271,7 @@ pub(super) fn caller_context(
 
 /// The length of the message `request` came in ([`MessageBytes`]), on either transport.
 pub(super) fn message_bytes(request: &RequestContext<RoleServer>) -> Option<usize> {
-    received::<MessageBytes>(request).map(|bytes| bytes.0)
-}
-
-/// What the transport read of `request`'s message beside the SDK (its length, the
-/// `task` parameter the SDK's types drop): in the request's extensions on stdio, in its
-/// HTTP request's over Streamable HTTP.
-pub(super) fn received<T: Send + Sync + 'static>(
-    request: &RequestContext<RoleServer>,
-) -> Option<&T> {
-    let kept = request.extensions.get::<T>();
-    #[cfg(feature = "mcp-http")]
-    let kept = kept.or_else(|| {
-        let parts = request.extensions.get::<hyper::http::request::Parts>()?;
-        parts.extensions.get::<T>()
-    });
-    kept
+    super::messages::received::<MessageBytes>(request).map(|bytes| bytes.0)
 }
 
 /// The value of the HTTP header `name` of the request `request` came in, when it came

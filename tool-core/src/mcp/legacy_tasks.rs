@@ -37,9 +37,8 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 
-use super::call::received;
 use super::messages::TaskRequested;
-use super::tasks::{Route, refused, timestamp};
+use super::tasks::{is_legacy, refused, timestamp};
 use super::{APPROVAL_TICKET_META, McpServer, approval};
 use crate::spec::TaskSupport;
 use crate::task::{TaskStatus, TaskView};
@@ -49,40 +48,6 @@ const RELATED_TASK_META: &str = "io.modelcontextprotocol/related-task";
 
 /// The most tasks one `tasks/list` page holds.
 const LIST_PAGE: usize = 50;
-
-/// Whether the session speaks the 2025-11-25 revision (or an earlier one): its tasks
-/// are this module's.
-pub(super) fn is_legacy(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .protocol_version()
-        .is_some_and(|version| version < ProtocolVersion::V_2026_07_28)
-}
-
-/// Whether a call of `tool` (whose task support is `support`) runs as a task in a
-/// 2025-11-25 session: when the client asked with a `task` parameter.
-pub(super) fn route(
-    tool: &str,
-    support: TaskSupport,
-    context: &RequestContext<RoleServer>,
-) -> Result<Route, ErrorData> {
-    let requested = received::<TaskRequested>(context).is_some();
-    match (requested, support) {
-        (true, TaskSupport::Forbidden) => Err(ErrorData::new(
-            ErrorCode::METHOD_NOT_FOUND,
-            format!("'{tool}' does not run as a task: call it without the task parameter"),
-            None,
-        )),
-        (true, _) => Ok(Route::Task),
-        (false, TaskSupport::Required) => Err(ErrorData::new(
-            ErrorCode::METHOD_NOT_FOUND,
-            format!(
-                "'{tool}' runs only as a task: call it with a task parameter (\"task\": {{}}) and read its result with tasks/result"
-            ),
-            None,
-        )),
-        (false, _) => Ok(Route::Call),
-    }
-}
 
 /// What a session's transport knows of the session's protocol era, for a server with
 /// tasks: whether its `initialize` negotiated 2025-11-25 or earlier.

@@ -4,6 +4,7 @@
 //! can match to its request.
 
 use rmcp::model::{ClientJsonRpcMessage, ErrorData};
+use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 
 use crate::validate::json::{show, type_name};
@@ -51,6 +52,21 @@ pub(crate) fn task_requested(bytes: &[u8]) -> Option<TaskRequested> {
         .task
         .filter(|_| message.method.as_deref() == Some("tools/call"))
         .map(|_| TaskRequested)
+}
+
+/// What the transport read of `request`'s message beside the SDK (its length, the
+/// `task` parameter the SDK's types drop): in the request's extensions on stdio, in its
+/// HTTP request's over Streamable HTTP.
+pub(super) fn received<T: Send + Sync + 'static>(
+    request: &RequestContext<RoleServer>,
+) -> Option<&T> {
+    let kept = request.extensions.get::<T>();
+    #[cfg(feature = "mcp-http")]
+    let kept = kept.or_else(|| {
+        let parts = request.extensions.get::<hyper::http::request::Parts>()?;
+        parts.extensions.get::<T>()
+    });
+    kept
 }
 
 pub(super) fn too_large() -> ErrorData {

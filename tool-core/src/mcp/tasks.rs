@@ -9,11 +9,13 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolResponse, CancelTaskParams, ClientCapabilities, CreateTaskResult, DetailedTask,
-    ErrorData, GetTaskParams, GetTaskResult, JsonObject, Task, TaskPayload, UpdateTaskParams,
+    ErrorCode, ErrorData, GetTaskParams, GetTaskResult, JsonObject, ProtocolVersion, Task,
+    TaskPayload, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 
+use super::messages::TaskRequested;
 use super::{APPROVAL_TICKET_META, McpServer, approval, results};
 use crate::call::{ToolCall, ToolResult};
 use crate::context::Context;
@@ -99,8 +101,8 @@ impl McpServer {
         if self.tasks.is_none() {
             return Ok(Route::Call);
         }
-        if super::legacy_tasks::is_legacy(context) {
-            return super::legacy_tasks::route(tool, support, context);
+        if is_legacy(context) {
+            return legacy_route(tool, support, context);
         }
         if support == TaskSupport::Forbidden {
             return Ok(Route::Call);
@@ -261,6 +263,40 @@ impl McpServer {
             },
         };
         Ok(DetailedTask::new(base, payload))
+    }
+}
+
+/// Whether the session speaks the 2025-11-25 revision (or an earlier one): its tasks
+/// are this module's.
+pub(super) fn is_legacy(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version < ProtocolVersion::V_2026_07_28)
+}
+
+/// Whether a call of `tool` (whose task support is `support`) runs as a task in a
+/// 2025-11-25 session: when the client asked with a `task` parameter.
+fn legacy_route(
+    tool: &str,
+    support: TaskSupport,
+    context: &RequestContext<RoleServer>,
+) -> Result<Route, ErrorData> {
+    let requested = super::messages::received::<TaskRequested>(context).is_some();
+    match (requested, support) {
+        (true, TaskSupport::Forbidden) => Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("'{tool}' does not run as a task: call it without the task parameter"),
+            None,
+        )),
+        (true, _) => Ok(Route::Task),
+        (false, TaskSupport::Required) => Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!(
+                "'{tool}' runs only as a task: call it with a task parameter (\"task\": {{}}) and read its result with tasks/result"
+            ),
+            None,
+        )),
+        (false, _) => Ok(Route::Call),
     }
 }
 

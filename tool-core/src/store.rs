@@ -1,4 +1,10 @@
-//! Tasks kept next to the claims: calls that outlive their request (MCP Tasks) keep their
+//! What a store answers with, and where calls that outlive their request are kept:
+//! [`StoreError`], [`StoreFuture`], [`TaskRow`] and [`TaskStore`] (all re-exported from
+//! [`crate::idempotency`], whose stores implement them). Below the tool trait, so that
+//! the dispatcher can hand a tool the registry's task store
+//! ([`CallInfo::tasks`](crate::tool::CallInfo::tasks)).
+//!
+//! Tasks are kept next to the claims: calls that outlive their request (MCP Tasks) keep their
 //! state in the same store as the idempotency keys, so a task survives what its key
 //! survives (a restart with redb, a replica's crash with PostgreSQL or Redis).
 //!
@@ -9,7 +15,31 @@
 //! lists them per owner and forgets them once expired. Times are Unix milliseconds by
 //! the clock of the process that writes them (the task module's).
 
-use super::StoreFuture;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+/// Why a store could not answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreError(pub String);
+
+impl StoreError {
+    /// An error saying what failed.
+    pub fn new(message: impl fmt::Display) -> Self {
+        Self(message.to_string())
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// The future a store's operation returns.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
 /// One task as a store keeps it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
