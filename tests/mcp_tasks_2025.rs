@@ -100,7 +100,17 @@ async fn session() -> Wire {
 async fn ask(wire: &mut Wire, id: u64, method: &str, params: Value) -> Value {
     wire.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string())
         .await;
-    wire.next().await
+    answer(wire).await
+}
+
+/// The next message that is not a task status notification.
+async fn answer(wire: &mut Wire) -> Value {
+    loop {
+        let message = wire.next().await;
+        if message["method"] != "notifications/tasks/status" {
+            return message;
+        }
+    }
 }
 
 #[tokio::test]
@@ -255,7 +265,7 @@ async fn tasks_result_asks_for_the_approval_a_task_waits_for() {
             .to_string(),
     )
     .await;
-    let asked = wire.next().await;
+    let asked = answer(&mut wire).await;
     assert_eq!(asked["method"], "elicitation/create", "{asked}");
     assert_eq!(
         asked["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
@@ -275,11 +285,43 @@ async fn tasks_result_asks_for_the_approval_a_task_waits_for() {
         .to_string(),
     )
     .await;
-    let result = wire.next().await;
+    let result = answer(&mut wire).await;
     assert_eq!(result["id"], 3, "{result}");
     assert_eq!(
         result["result"]["content"][0]["text"], "refunded A-17",
         "{result}"
     );
     assert_eq!(REFUNDED.load(Ordering::SeqCst), 1);
+}
+
+/// The session that created a task hears of each change of its status
+/// (`notifications/tasks/status`, in this revision's form), up to its end.
+#[tokio::test]
+async fn a_task_reports_its_status_changes_to_its_session() {
+    let mut wire = session().await;
+    let created = ask(
+        &mut wire,
+        1,
+        "tools/call",
+        json!({"name": "quarter_summary", "arguments": {"quarter": 2}, "task": {}}),
+    )
+    .await;
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let heard = loop {
+        let message = wire.next().await;
+        assert_eq!(message["method"], "notifications/tasks/status", "{message}");
+        if message["params"]["status"] != "working" {
+            break message;
+        }
+    };
+    assert_eq!(heard["params"]["taskId"], id.as_str(), "{heard}");
+    assert_eq!(heard["params"]["status"], "completed", "{heard}");
+    assert!(heard["params"]["ttl"].is_u64(), "{heard}");
+    assert!(
+        wire.quiet_for(Duration::from_millis(200)).await,
+        "nothing more once it ended"
+    );
 }

@@ -14,7 +14,9 @@
 //!   call's result (or its JSON-RPC error), asking the client for the approval a task
 //!   waits for (`elicitation/create`, marked with the task) on the way; `tasks/list`
 //!   pages through the caller's tasks; `tasks/cancel` cancels one that has not ended
-//!   (-32602 for one that has, as this era asks).
+//!   (-32602 for one that has, as this era asks);
+//! - the session that created a task hears of its status changes
+//!   (`notifications/tasks/status`).
 //!
 //! A tool result with `isError` is a `failed` task here (a `completed` one under the
 //! extension); `tasks/result` still answers it.
@@ -207,8 +209,14 @@ impl McpServer {
         params: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<Value, ErrorData> {
+        let watcher = (
+            context.peer.clone(),
+            self.task_context(&context),
+            self.asks(&context),
+        );
         let mut result = match rmcp::ServerHandler::call_tool(self, params, context).await? {
             CallToolResponse::Task(created) => {
+                self.watch(created.task.task_id.clone(), watcher);
                 let mut task = serde_json::to_value(&created.task).unwrap_or(Value::Null);
                 if let Some(task) = task.as_object_mut() {
                     rename(task, "ttlMs", "ttl");
@@ -222,6 +230,54 @@ impl McpServer {
         result.strip_non_object_output_for_legacy_peer();
         serde_json::to_value(result)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    }
+
+    /// Sends `notifications/tasks/status` to the session that created the task `id` each
+    /// time its status (as this era shows it) changes, until it ends or the session
+    /// does. Read from the store at the task's poll interval, as a polling client would:
+    /// a task another replica runs is watched as well. Clients may not rely on it (the
+    /// revision says so), so nothing is lost when a notification is.
+    fn watch(
+        &self,
+        id: String,
+        (peer, ctx, ask): (
+            rmcp::Peer<RoleServer>,
+            std::sync::Arc<crate::context::Context>,
+            bool,
+        ),
+    ) {
+        let Some(tasks) = self.tasks.clone() else {
+            return;
+        };
+        tokio::spawn(async move {
+            let mut shown = Value::String("working".into());
+            loop {
+                let Ok(view) = tasks.get(ctx.clone(), &id).await else {
+                    return;
+                };
+                let task = wire(&view, ask);
+                if task["status"] != shown {
+                    shown = task["status"].clone();
+                    let notification = rmcp::model::CustomNotification::new(
+                        "notifications/tasks/status",
+                        Some(task),
+                    );
+                    let sent = peer
+                        .send_notification(rmcp::model::ServerNotification::CustomNotification(
+                            notification,
+                        ))
+                        .await;
+                    if sent.is_err() {
+                        return;
+                    }
+                }
+                if view.status.is_terminal() {
+                    return;
+                }
+                let pause = view.poll_interval_ms.clamp(20, 5_000);
+                tokio::time::sleep(Duration::from_millis(pause)).await;
+            }
+        });
     }
 
     /// Whether a task waiting for approval asks this client: the server takes
