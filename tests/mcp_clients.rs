@@ -13,7 +13,9 @@
 //!   (`tests/mcp/clients/ts_tasks_client.mjs`);
 //! - the same revision's tasks from the official Python SDK 1.30 (`session.experimental`)
 //!   and FastMCP 3 (`call_tool(..., task=True)`), over stdio (`tests/mcp/tasks_client.py`,
-//!   its own venv: `scripts/test/python-env tasks-2025`).
+//!   its own venv: `scripts/test/python-env tasks-2025`);
+//! - 2026-07-28's tasks extension from FastMCP 4 with fastmcp-tasks, over stdio
+//!   (`tests/mcp/tasks_extension_client.py`, `scripts/test/python-env tasks-2026`).
 //!
 //! Python comes from `scripts/test/python-env`, Node.js and the npm packages from
 //! `scripts/test/node-clients`. Each client has its own time limit (at most 60 s).
@@ -221,4 +223,25 @@ fn paid_once(path: &Path, payout: &str) {
         1,
         "the approved payout was made once: {written:?}"
     );
+}
+
+#[test]
+fn fastmcp_4_runs_tasks_of_the_2026_07_28_extension() {
+    let python = support::python_named("tasks-2026");
+    let ledger =
+        std::env::temp_dir().join(format!("toolwright-ext-tasks-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&ledger);
+    let output = Command::new(&python)
+        .arg(Path::new(MANIFEST_DIR).join("tests/mcp/tasks_extension_client.py"))
+        .arg(server_binary())
+        .args(["--tasks", "--client-approval", "--ledger"])
+        .arg(&ledger)
+        .output()
+        .expect("python runs");
+    let stdout = assert_success("FastMCP 4's tasks", &output);
+    assert!(
+        stdout.contains("payout approved once") && stdout.contains("long report cancelled"),
+        "{stdout}"
+    );
+    paid_once(&ledger, "acct-9 5000");
 }
