@@ -61,7 +61,7 @@ pub struct TaskRow {
 }
 
 /// Where tasks are kept: the stores of idempotency keys that keep tasks too return
-/// themselves from [`IdempotencyStore::tasks`](super::IdempotencyStore::tasks). Every
+/// themselves from [`IdempotencyStore::tasks`](crate::idempotency::IdempotencyStore::tasks). Every
 /// operation is atomic for every process sharing the store; a row whose `expires_at` is
 /// not after `now` is as good as gone.
 ///
