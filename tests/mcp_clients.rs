@@ -190,24 +190,31 @@ fn the_typescript_sdk_runs_tasks_over_both_transports() {
 
 #[test]
 fn the_python_sdk_and_fastmcp_3_run_2025_11_25_tasks() {
-    let python = support::python_named("tasks-2025");
-    let ledger =
-        std::env::temp_dir().join(format!("toolwright-py-tasks-{}.log", std::process::id()));
-    let _ = std::fs::remove_file(&ledger);
-    let output = Command::new(&python)
-        .arg(Path::new(MANIFEST_DIR).join("tests/mcp/tasks_client.py"))
-        .arg(server_binary())
-        .args(["--tasks", "--client-approval", "--ledger"])
-        .arg(&ledger)
-        .output()
-        .expect("python runs");
-    let stdout = assert_success("the Python SDK's and FastMCP's tasks", &output);
+    let stdout = python_tasks_client("tasks-2025", "tasks_client.py", "acct-8 5000");
     assert!(
         stdout.contains("payout approved once")
             && stdout.contains("fastmcp: report through a ToolTask"),
         "{stdout}"
     );
-    paid_once(&ledger, "acct-8 5000");
+}
+
+/// Runs `tests/mcp/<script>` with the python of the venv `venv` against the example
+/// server (tasks, client approval, a ledger), checks it succeeded and that `payout` was
+/// made once; its standard output.
+fn python_tasks_client(venv: &str, script: &str, payout: &str) -> String {
+    let python = support::python_named(venv);
+    let ledger = std::env::temp_dir().join(format!("toolwright-{venv}-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&ledger);
+    let output = Command::new(&python)
+        .arg(Path::new(MANIFEST_DIR).join("tests/mcp").join(script))
+        .arg(server_binary())
+        .args(["--tasks", "--client-approval", "--ledger"])
+        .arg(&ledger)
+        .output()
+        .expect("python runs");
+    let stdout = assert_success(script, &output);
+    paid_once(&ledger, payout);
+    stdout
 }
 
 /// Asserts the example server's payout ledger at `path` holds the payout `payout` (its
@@ -227,21 +234,9 @@ fn paid_once(path: &Path, payout: &str) {
 
 #[test]
 fn fastmcp_4_runs_tasks_of_the_2026_07_28_extension() {
-    let python = support::python_named("tasks-2026");
-    let ledger =
-        std::env::temp_dir().join(format!("toolwright-ext-tasks-{}.log", std::process::id()));
-    let _ = std::fs::remove_file(&ledger);
-    let output = Command::new(&python)
-        .arg(Path::new(MANIFEST_DIR).join("tests/mcp/tasks_extension_client.py"))
-        .arg(server_binary())
-        .args(["--tasks", "--client-approval", "--ledger"])
-        .arg(&ledger)
-        .output()
-        .expect("python runs");
-    let stdout = assert_success("FastMCP 4's tasks", &output);
+    let stdout = python_tasks_client("tasks-2026", "tasks_extension_client.py", "acct-9 5000");
     assert!(
         stdout.contains("payout approved once") && stdout.contains("long report cancelled"),
         "{stdout}"
     );
-    paid_once(&ledger, "acct-9 5000");
 }

@@ -17,6 +17,7 @@ import warnings
 import mcp.types as types
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from script_checks import checks, text
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 
@@ -25,18 +26,7 @@ RELATED_TASK = "io.modelcontextprotocol/related-task"
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 
 
-def fail(message):
-    print(f"tasks_client: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def check(condition, what, got):
-    if not condition:
-        fail(f"{what}; got {got!r}")
-
-
-def text(result):
-    return "\n".join(block.text for block in result.content if block.type == "text")
+fail, check = checks("tasks_client")
 
 
 async def official_sdk(command, args):

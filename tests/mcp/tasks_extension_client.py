@@ -20,20 +20,10 @@ import fastmcp_tasks  # noqa: F401 (importing it turns on the client's task supp
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from fastmcp_tasks import call_tool_task
+from script_checks import checks, text
 
 
-def fail(message):
-    print(f"tasks_extension_client: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def check(condition, what, got):
-    if not condition:
-        fail(f"{what}; got {got!r}")
-
-
-def text(result):
-    return "\n".join(block.text for block in result.content if block.type == "text")
+fail, check = checks("tasks_extension_client")
 
 
 async def main():
