@@ -52,6 +52,7 @@ mod approval;
 pub mod auth;
 mod call;
 mod changes;
+mod era;
 #[cfg(feature = "mcp-http")]
 mod http;
 mod legacy_tasks;

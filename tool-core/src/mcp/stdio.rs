@@ -14,7 +14,7 @@ use tokio::io::{
 };
 
 use super::McpServer;
-use super::legacy_tasks::Era;
+use super::era::Era;
 use super::messages::{
     MAX_MESSAGE_BYTES, MessageBytes, error_reply, read_message, task_requested, too_large,
 };

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use rmcp::RoleServer;
 use rmcp::transport::Transport;
 
-use crate::mcp::legacy_tasks::Era;
+use crate::mcp::era::Era;
 
 type Inner = <LocalSessionManager as SessionManager>::Transport;
 
