@@ -48,6 +48,8 @@ fn python_sdk_approves_and_declines_within_the_protocol() {
 }
 
 static PAID: AtomicUsize = AtomicUsize::new(0);
+/// Whom each transfer paid (the tests run at once: each pays someone of its own).
+static PAID_TO: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
 fn always(_to: &str, _amount: &u32) -> Option<String> {
     Some("every transfer needs a person".into())
@@ -62,6 +64,7 @@ fn transfer(
     amount: u32,
 ) -> String {
     PAID.fetch_add(1, Ordering::SeqCst);
+    PAID_TO.lock().unwrap().push(to.clone());
     format!("sent {amount} to {to}")
 }
 
@@ -189,10 +192,73 @@ async fn a_retry_must_carry_the_untouched_ticket_and_runs_once() {
         "{replayed}"
     );
     assert_eq!(
+        approved["result"]["_meta"]["dev.toolwright/duplicate"],
+        Value::Null,
+        "{approved}"
+    );
+    assert_eq!(
+        replayed["result"]["_meta"]["dev.toolwright/duplicate"], true,
+        "the replay is marked as the first decision's result: {replayed}"
+    );
+    assert_eq!(
         PAID.load(Ordering::SeqCst),
         before + 1,
         "the transfer ran once"
     );
+}
+
+/// `toolwright/resume`, as the MCP guide shows it: the ticket from the result's `_meta`
+/// and `{"decision": "approve", "digest": ...}`; sent twice, it runs once and the second
+/// answer is marked `duplicate`.
+#[tokio::test]
+async fn a_repeated_resume_runs_once_and_is_marked_duplicate() {
+    let mut wire = Wire::serve(server(true));
+    wire.send(&stateless_with_meta(
+        1,
+        "tools/call",
+        json!({"name": "transfer", "arguments": {"to": "cy", "amount": 7}}),
+        json!({}),
+    ))
+    .await;
+    let held = wire.next().await;
+    let ticket = held["result"]["_meta"]["dev.toolwright/approval-ticket"].clone();
+    assert!(ticket["digest"].is_string(), "{held}");
+    let resume = |id| {
+        stateless_with_meta(
+            id,
+            "toolwright/resume",
+            json!({"ticket": ticket, "decision": {"decision": "approve", "digest": ticket["digest"]}}),
+            json!({}),
+        )
+    };
+    wire.send(&resume(2)).await;
+    let first = wire.next().await;
+    wire.send(&resume(3)).await;
+    let second = wire.next().await;
+    assert_eq!(
+        first["result"]["content"][0]["text"], "sent 7 to cy",
+        "{first}"
+    );
+    assert_eq!(
+        first["result"]["_meta"]["dev.toolwright/duplicate"],
+        Value::Null,
+        "{first}"
+    );
+    assert_eq!(
+        second["result"]["content"], first["result"]["content"],
+        "{second}"
+    );
+    assert_eq!(
+        second["result"]["_meta"]["dev.toolwright/duplicate"], true,
+        "{second}"
+    );
+    let paid = PAID_TO
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|to| *to == "cy")
+        .count();
+    assert_eq!(paid, 1, "the transfer ran once");
 }
 
 #[tokio::test]
@@ -221,6 +287,21 @@ async fn without_the_servers_consent_clients_are_not_asked() {
     )
     .await;
     assert_eq!(retry["error"]["code"], -32602, "{retry}");
+    // `toolwright/resume` is not there, and the answer says how to turn it on.
+    wire.send(&stateless_with_meta(
+        3,
+        "toolwright/resume",
+        json!({"ticket": {}, "decision": {"decision": "approve", "digest": "x"}}),
+        json!({}),
+    ))
+    .await;
+    let resume = wire.next().await;
+    assert_eq!(resume["error"]["code"], -32601, "{resume}");
+    let message = resume["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("with_client_approval()") && message.contains("Registry::resume"),
+        "{resume}"
+    );
 }
 
 /// Transfer money, also from programs.

@@ -145,6 +145,10 @@ fn a_ticket_is_spent_once_across_replicas(store: &str, name: &str) {
     );
     let (_, replayed) = a.post(&resume(3));
     assert_eq!(text(&replayed), text(&approved), "{replayed}");
+    assert_eq!(
+        replayed["result"]["_meta"]["dev.toolwright/duplicate"], true,
+        "the replay says it is the first decision's result: {replayed}"
+    );
     // A forged ticket (a bigger amount, its digest recomputed) is refused by both.
     let mut forged = ticket.clone();
     forged["arguments"]["amount"] = json!(900_000);

@@ -257,3 +257,13 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         })
         .collect()
 }
+
+/// `ty` named through its `ToolSchema` (`__private::Slot`): the same type when it has a
+/// schema; when it has none, the one error that says so (the schema's own, which rustc
+/// shows once however often it is named), and the bounds on it elsewhere (`Deserialize`,
+/// `Serialize` for a default) are not reported again.
+pub fn checked_type(ty: &syn::Type) -> TokenStream {
+    quote_spanned! {ty.span()=>
+        <_tw::__private::Slot<#ty, { <#ty as _tw::ToolSchema>::OPTIONAL }> as _tw::__private::SlotType>::Value
+    }
+}

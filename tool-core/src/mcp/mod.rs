@@ -97,6 +97,11 @@ pub const APPROVAL_TICKET_META: &str = "dev.toolwright/approval-ticket";
 /// a stranger's words, passed on as such.
 pub const SOURCE_META: &str = "dev.toolwright/source";
 
+/// The key in a result's `_meta` that marks it `true` when it is the stored result of
+/// an earlier call or decision with the same idempotency key or ticket
+/// ([`ToolResult::duplicate`](crate::ToolResult::duplicate)): the tool did not run again.
+pub const DUPLICATE_META: &str = "dev.toolwright/duplicate";
+
 /// The request a client sends to decide a ticket, when the server allows it
 /// ([`McpServer::with_client_approval`]).
 pub const RESUME_METHOD: &str = "toolwright/resume";
@@ -471,6 +476,19 @@ impl ServerHandler for McpServer {
             return serde_json::to_value(result)
                 .map(CustomResult)
                 .map_err(|error| ErrorData::internal_error(error.to_string(), None));
+        }
+        if method == RESUME_METHOD {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "{RESUME_METHOD} is off on this server: clients may decide approval \
+                     tickets only when the server allows it, with \
+                     `McpServer::with_client_approval()` (the example server: \
+                     `--client-approval`); until then the harness decides them \
+                     (`Registry::resume`)"
+                ),
+                None,
+            ));
         }
         let malformed = messages::malformed_params(&method, params.as_ref());
         if let Some(answer) = self.legacy_request(&method, params, context).await {

@@ -4,7 +4,7 @@
 use rmcp::model::{CallToolResult, ErrorData};
 use serde_json::Value;
 
-use super::{APPROVAL_TICKET_META, SOURCE_META};
+use super::{APPROVAL_TICKET_META, DUPLICATE_META, SOURCE_META};
 use crate::content::ContentBlock;
 use crate::error::ErrorKind;
 use crate::provider::mcp::{Part, ResultParts};
@@ -20,19 +20,28 @@ pub(super) fn render(result: &crate::call::ToolResult) -> Result<CallToolResult,
         ));
     }
     let mut answer = call_tool_result(result)?;
-    if let Some(ticket) = &result.ticket {
-        let mut meta = answer.meta.take().unwrap_or_default();
-        meta.0.insert(
-            APPROVAL_TICKET_META.to_owned(),
-            serde_json::to_value(ticket).unwrap_or(Value::Null),
-        );
-        answer.meta = Some(meta);
-    }
-    if let Some(source) = &result.source {
-        let mut meta = answer.meta.take().unwrap_or_default();
-        meta.0
-            .insert(SOURCE_META.to_owned(), Value::from(&**source));
-        answer.meta = Some(meta);
+    let marks = [
+        (
+            APPROVAL_TICKET_META,
+            result
+                .ticket
+                .as_ref()
+                .map(|ticket| serde_json::to_value(ticket).unwrap_or(Value::Null)),
+        ),
+        (
+            DUPLICATE_META,
+            result.duplicate.then_some(Value::Bool(true)),
+        ),
+        (SOURCE_META, result.source.as_deref().map(Value::from)),
+    ];
+    for (key, value) in marks {
+        if let Some(value) = value {
+            answer
+                .meta
+                .get_or_insert_with(Default::default)
+                .0
+                .insert(key.to_owned(), value);
+        }
     }
     Ok(answer)
 }

@@ -68,6 +68,27 @@ fn same_name(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
+/// An argument's type as the generated reader names its slot:
+/// `<Slot<T, { <T as ToolSchema>::OPTIONAL }> as SlotType>::Value` is `T`. Through the
+/// schema's constant, so that a type without `ToolSchema` is reported once, as exactly
+/// that (the error is the schema's own, which rustc shows once), and the reader's
+/// `Deserialize` bounds, on a type that did not resolve, are not reported again.
+pub struct Slot<T, const OPTIONAL: bool>(PhantomData<T>);
+
+/// What [`Slot`] names.
+pub trait SlotType {
+    /// The argument's type.
+    type Value;
+}
+
+impl<T> SlotType for Slot<T, true> {
+    type Value = T;
+}
+
+impl<T> SlotType for Slot<T, false> {
+    type Value = T;
+}
+
 /// Reads the value of argument `name` into its slot; an argument sent twice is refused.
 /// Generic over the argument's type, not the tool: tools that take the same types share
 /// one copy in a user's crate.

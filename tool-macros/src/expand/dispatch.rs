@@ -9,7 +9,7 @@ use syn::Type;
 use syn::spanned::Spanned;
 
 use crate::ast::{Output, Receiver, ToolFn};
-use crate::codegen::constraint_check;
+use crate::codegen::{SchemaSource, checked_type, constraint_check};
 use crate::expand::schema::default_fn_name;
 
 /// Items beside the `Tool` impl (the arguments struct and its check), the impl's
@@ -185,8 +185,9 @@ impl Reader {
         for alias in &param.serde.aliases {
             self.names.push(quote!((#alias, #index)));
         }
+        let slot = slot_type(param);
         self.slots.push(quote! {
-            let mut #local: ::core::option::Option<#ty> = ::core::option::Option::None;
+            let mut #local: ::core::option::Option<#slot> = ::core::option::Option::None;
         });
         let read = match &param.serde.deserialize_with {
             Some(path) => {
@@ -297,6 +298,17 @@ impl Reader {
                 }
             }
         }
+    }
+}
+
+/// How the reader names an argument's type: through its schema when the schema is the
+/// type's own (`codegen::checked_type`).
+fn slot_type(param: &crate::ast::Param<'_>) -> TokenStream {
+    let ty = param.ty;
+    if SchemaSource::given(&param.options, ty).is_none() && param.serde.deserialize_with.is_none() {
+        checked_type(ty)
+    } else {
+        quote!(#ty)
     }
 }
 

@@ -105,8 +105,9 @@ fn expand_param(tool: &ToolFn<'_>, param: &Param<'_>) -> TokenStream {
     match &param.options.default {
         Some(_) => {
             let default_fn = default_fn_name(param);
+            let checked = crate::codegen::checked_type(ty);
             quote_spanned! {ty.span()=>
-                __tw_params.arg_with_default::<#ty>(#name, #description, &#keywords, #default_fn);
+                __tw_params.arg_with_default::<#checked>(#name, #description, &#keywords, #default_fn);
             }
         }
         // Each item named through the trait, so a type without `ToolSchema` is reported
