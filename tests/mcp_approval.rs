@@ -252,6 +252,23 @@ async fn a_repeated_resume_runs_once_and_is_marked_duplicate() {
         second["result"]["_meta"]["dev.toolwright/duplicate"], true,
         "{second}"
     );
+    // A decision in another shape is told the one it takes.
+    wire.send(&stateless_with_meta(
+        4,
+        "toolwright/resume",
+        json!({"ticket": ticket, "decision": "approve"}),
+        json!({}),
+    ))
+    .await;
+    let malformed = wire.next().await;
+    assert_eq!(malformed["error"]["code"], -32602, "{malformed}");
+    assert!(
+        malformed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(r#"{"decision": "approve", "digest": <the ticket's digest>}"#),
+        "{malformed}"
+    );
     let paid = PAID_TO
         .lock()
         .unwrap()

@@ -1,7 +1,7 @@
 //! One `tools/call` of a client: the request's context (its authenticated caller over
 //! the server's), its idempotency key, an approval retry (`approval.rs`), the dispatch
 //! with the tool's feedback forwarded before the result, and the answer; and the
-//! [`RESUME_METHOD`] request.
+//! [`RESUME_METHOD`](super::RESUME_METHOD) request.
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, ProgressNotificationParam,
@@ -12,7 +12,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 
 use super::messages::MessageBytes;
-use super::{IDEMPOTENCY_KEY_META, McpServer, RESUME_METHOD, approval, lock, logging, results};
+use super::{IDEMPOTENCY_KEY_META, McpServer, approval, lock, logging, results};
 use crate::call::ToolCall;
 use crate::context::Context;
 use crate::feedback::{self, Feedback, Level};
@@ -156,7 +156,8 @@ impl McpServer {
         }
     }
 
-    /// Answers [`RESUME_METHOD`]: the decision on a ticket, run like a `tools/call`.
+    /// Answers [`RESUME_METHOD`](super::RESUME_METHOD): the decision on a ticket, run like a `tools/call`.
+    /// (`RESUME_TAKES` says what it takes.)
     pub(super) async fn resume(
         &self,
         context: &Context,
@@ -171,20 +172,8 @@ impl McpServer {
             .cloned()
             .map(serde_json::from_value)
             .transpose()
-            .map_err(|error| {
-                ErrorData::invalid_params(
-                    format!(
-                        "{RESUME_METHOD} takes {{\"ticket\": ..., \"decision\": ...}}: {error}"
-                    ),
-                    None,
-                )
-            })?
-            .ok_or_else(|| {
-                ErrorData::invalid_params(
-                    format!("{RESUME_METHOD} takes {{\"ticket\": ..., \"decision\": ...}}"),
-                    None,
-                )
-            })?;
+            .map_err(|error| ErrorData::invalid_params(format!("{RESUME_TAKES}: {error}"), None))?
+            .ok_or_else(|| ErrorData::invalid_params(RESUME_TAKES, None))?;
         let result = self.registry.resume(context, &ticket, decision).await;
         results::render(&result)
     }
@@ -291,3 +280,10 @@ pub(super) fn http_header<'a>(
         None
     }
 }
+
+/// What [`RESUME_METHOD`](super::RESUME_METHOD) takes, for a client that sent something else.
+const RESUME_TAKES: &str = "toolwright/resume takes {\"ticket\": <the ticket from the result's \
+    _meta[\"dev.toolwright/approval-ticket\"], unchanged>, \"decision\": {\"decision\": \
+    \"approve\", \"digest\": <the ticket's digest>}} (or {\"decision\": \"decline\", \
+    \"digest\": ..., \"reason\": ...}, or {\"decision\": \"approve_with_edits\", \"digest\": \
+    ..., \"arguments\": {...}})";

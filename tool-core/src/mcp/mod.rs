@@ -33,7 +33,9 @@
 //! input-required result asking the person about the exact call (tool, arguments,
 //! reason), the ticket as its `requestState`, and its retry with the answer runs or
 //! declines the call (`approval.rs`); any client may send the request `toolwright/resume`
-//! (`{"ticket": ..., "decision": ...}`), answered like a `tools/call`. A ticket is spent
+//! (`{"ticket": <the ticket as it came>, "decision": {"decision": "approve", "digest":
+//! <the ticket's digest>}}`), answered like a `tools/call` (the guide, `guide::mcp`, has
+//! each approval path as a program, with the JSON on the wire). A ticket is spent
 //! once across every replica sharing the idempotency store and the approval secret; a
 //! changed or foreign `requestState` is a protocol error, and nothing runs.
 //!
