@@ -111,13 +111,25 @@ mod deferred {
         let shown = registry.definitions_for(&ctx, OPENAI).unwrap();
         assert_eq!(names(&shown), ["filesystem_read_file", "search_tools"]);
 
-        // A tool not loaded yet is unknown, and the hint points to the search.
+        // A tool not loaded yet cannot be called, says that it exists, and how to load it.
         let early = call(&registry, &ctx, "stripe_create_refund", json!({}));
-        assert_eq!(early.error().unwrap().kind, ErrorKind::UnknownTool);
+        let error = early.error().unwrap();
+        assert_eq!(error.kind, ErrorKind::UnknownTool);
+        assert_eq!(
+            error.message,
+            "the tool 'stripe_create_refund' exists but is not loaded yet"
+        );
+        let hint = error.hint.as_deref().unwrap();
         assert!(
-            early.for_model().contains("search_tools"),
+            hint.contains("call search_tools") && hint.contains("\"stripe_create_refund\""),
+            "{hint}"
+        );
+        // A name that is no tool at all is still unknown.
+        let unknown = call(&registry, &ctx, "stripe_create_refnud_x", json!({}));
+        assert!(
+            unknown.for_model().contains("there is no tool named"),
             "{}",
-            early.for_model()
+            unknown.for_model()
         );
 
         let found = call(

@@ -19,6 +19,7 @@ use crate::approval::{ApprovalDecision, ApprovalTicket};
 use crate::call::{ToolCall, ToolResult};
 use crate::context::Context;
 use crate::dialect::Dialect;
+use crate::error::ToolError;
 use crate::provider::Listing;
 use crate::spec::ToolSpec;
 use crate::tool::{Prepared, Tool, ToolFuture};
@@ -109,6 +110,13 @@ pub(crate) trait Extension: std::any::Any + Send + Sync {
     fn callable(&self, ctx: &Context, name: &str) -> bool {
         let _ = (ctx, name);
         true
+    }
+
+    /// Why the caller in `ctx` may not call the tool `name` now, and what to do about
+    /// it, for a tool it may see but [`Extension::callable`] refuses.
+    fn refusal(&self, ctx: &Context, name: &str) -> Option<ToolError> {
+        let _ = (ctx, name);
+        None
     }
 
     /// How the tool `name` is listed to the caller in `ctx` in `dialect`, when the

@@ -97,10 +97,19 @@ impl Registry {
     /// offered is unknown, and is never suggested.
     #[inline]
     pub(crate) fn lookup(&self, ctx: Option<&Context>, name: &str) -> Result<&Entry, ToolError> {
-        if let Some(entry) = self.entry(name)
-            && self.offered(ctx, entry.tool.spec())
-        {
-            return Ok(entry);
+        if let Some(entry) = self.entry(name) {
+            if self.offered(ctx, entry.tool.spec()) {
+                return Ok(entry);
+            }
+            // A tool the caller may see but not call yet (deferred, not loaded) says so.
+            if let Some(ctx) = ctx
+                && self.visible(Some(ctx), entry.tool.spec())
+                && let Some(refusal) = self
+                    .extensions()
+                    .find_map(|extension| extension.refusal(ctx, name))
+            {
+                return Err(refusal);
+            }
         }
         let shown: Cow<'_, str> = if name.chars().count() > 64 {
             format!("{}...", name.chars().take(64).collect::<String>()).into()

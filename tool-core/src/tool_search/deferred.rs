@@ -184,6 +184,20 @@ impl Deferred {
     }
 }
 
+/// What a call of a tool that is not loaded yet is told: that it exists, and that a
+/// search loads it.
+pub(crate) fn not_loaded(name: &str) -> ToolError {
+    ToolError::new(
+        crate::error::ErrorKind::UnknownTool,
+        format!("the tool '{name}' exists but is not loaded yet"),
+    )
+    .with_hint(format!(
+        "search for it first: call {SEARCH_TOOLS} (or the provider's tool search) with what \
+         you want to do, or with its name, \"{name}\"; the tools a search finds are \
+         loaded, and then '{name}' can be called"
+    ))
+}
+
 impl Deferred {
     /// `search_tools` and the deferral it serves.
     pub(crate) fn new(search: ToolSearch) -> (Arc<dyn Tool>, Self) {

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::json;
 
-use super::deferred::{Deferred, LoadedTools, SEARCH_TOOLS, SearchArgs, ToolSearch};
+use super::deferred::{self, Deferred, LoadedTools, SEARCH_TOOLS, SearchArgs, ToolSearch};
 use crate::content::ContentBlock;
 use crate::context::Context;
 use crate::dialect::Dialect;
@@ -189,6 +189,11 @@ impl Extension for Search {
         self.deferred
             .as_ref()
             .is_none_or(|deferred| deferred.callable(ctx, name))
+    }
+
+    fn refusal(&self, ctx: &Context, name: &str) -> Option<ToolError> {
+        let deferred = self.deferred.as_ref()?;
+        (!deferred.callable(ctx, name)).then(|| deferred::not_loaded(name))
     }
 
     fn listing(&self, ctx: &Context, name: &str, dialect: Dialect) -> Option<Listing> {
