@@ -141,6 +141,18 @@ fn arguments_are_checked_here_every_problem_at_once_before_the_network() {
     assert!(paths.contains(&"$.value"), "{paths:?}");
     assert!(paths.contains(&"$.from"), "{paths:?}");
     assert!(error.problems.len() >= 4, "{:?}", error.problems);
+    // Worded as a local tool's problems are.
+    assert_eq!(
+        error.message,
+        format!(
+            "{} problems with the arguments of 'convert_temperature'",
+            error.problems.len()
+        )
+    );
+    assert_eq!(
+        error.hint.as_deref(),
+        Some("fix every problem listed and call the tool again")
+    );
     assert_eq!(source.connections(), 1, "nothing was sent");
 }
 
@@ -498,6 +510,10 @@ fn the_reference_everything_server_imports_under_a_prefix_with_its_effects_trust
         .unwrap_err();
     assert_eq!(wrong.kind, ErrorKind::InvalidArguments);
     assert_eq!(wrong.problems.len(), 2, "{:?}", wrong.problems);
+    assert_eq!(
+        wrong.message,
+        "2 problems with the arguments of 'everything_get-sum'"
+    );
     // Its output schema is checked, and the structured result is what the model reads.
     let weather = run(
         "everything_get-structured-content",

@@ -129,17 +129,7 @@ pub(crate) fn read(
             if let Some(mut value) = parsed {
                 decoding
                     .decode(&mut value, &spec.input_schema)
-                    .map_err(|problems| {
-                        ToolError::invalid_arguments(
-                            format!(
-                                "{} problem(s) with the arguments of '{}'",
-                                problems.len(),
-                                spec.name
-                            ),
-                            problems,
-                        )
-                        .with_hint("fix every problem listed and call the tool again")
-                    })?;
+                    .map_err(|problems| slow::problems_with_arguments(spec, problems))?;
                 repaired = Some(value);
             }
         }

@@ -38,6 +38,12 @@ pub(crate) fn invalid_arguments(
         let message = explain(value).unwrap_or_else(|| "the arguments were rejected".to_owned());
         problems.push(Problem::new("$", message));
     }
+    problems_with_arguments(spec, problems)
+}
+
+/// The one wording of arguments that do not meet the schema, for every kind of tool
+/// (`#[tool]`, hand-written, imported): "2 problems with the arguments of 'x'".
+pub(crate) fn problems_with_arguments(spec: &ToolSpec, problems: Vec<Problem>) -> ToolError {
     let count = problems.len();
     ToolError::invalid_arguments(
         message!(

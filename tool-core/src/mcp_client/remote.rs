@@ -41,37 +41,17 @@ impl Tool for RemoteTool {
         Some(self.source.origin.clone())
     }
 
+    /// Read as a hand-written tool's arguments are, so an imported tool's problems are
+    /// worded as a local tool's.
     fn prepare(&self, args: Arguments<'_>) -> Result<Prepared, ToolError> {
-        let parsed;
-        let value = match args {
-            Arguments::Value(value) => value,
-            Arguments::Json(text) => {
-                parsed = serde_json::from_str::<Value>(text).map_err(|error| {
-                    ToolError::invalid_arguments(
-                        format!("the arguments are not valid JSON: {error}"),
-                        Vec::new(),
-                    )
-                    .with_hint("send the arguments as one JSON object")
-                })?;
-                &parsed
-            }
-        };
-        let problems = self.input.validate(value);
-        if !problems.is_empty() {
-            return Err(ToolError::invalid_arguments(
+        match self.input.read_arguments(&self.spec, args)? {
+            Value::Object(object) => Ok(Prepared::new(object)),
+            // `read_arguments` refuses what is not an object.
+            other => Err(ToolError::invalid_arguments(
                 format!(
-                    "the arguments do not match the input schema of '{}' ({} problem(s))",
-                    self.spec.name,
-                    problems.len()
+                    "the arguments of '{}' must be a JSON object, not {other}",
+                    self.spec.name
                 ),
-                problems,
-            )
-            .with_hint("fix every problem listed and call again"));
-        }
-        match value {
-            Value::Object(object) => Ok(Prepared::new(object.clone())),
-            _ => Err(ToolError::invalid_arguments(
-                "the arguments must be a JSON object",
                 Vec::new(),
             )),
         }

@@ -53,9 +53,10 @@ pub(super) fn read_result(result: Value, output: Option<&Validator>) -> ToolOutc
     if problems.is_empty() {
         return Ok(for_model(ToolOutput::Json(structured)));
     }
+    let count = problems.len();
     let mut error = ToolError::failed(format!(
-        "the result does not match its output schema ({} problem(s))",
-        problems.len()
+        "{count} problem{} with the result: it does not match the tool's output schema",
+        if count == 1 { "" } else { "s" }
     ));
     error.problems = problems;
     Err(error)
