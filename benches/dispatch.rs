@@ -191,14 +191,14 @@ fn huge_registry(c: &mut Criterion) {
     ] {
         group.bench_function(
             format!("definitions, 10,000 tools, {}", dialect.slug()),
-            |b| b.iter(|| black_box(huge.definitions(dialect).unwrap().len())),
+            |b| b.iter(|| black_box(huge.all_definitions(dialect).unwrap().len())),
         );
         group.bench_function(
-            format!("definitions_shared, 10,000 tools, {}", dialect.slug()),
-            |b| b.iter(|| black_box(huge.definitions_shared(dialect).unwrap().len())),
+            format!("all_definitions_shared, 10,000 tools, {}", dialect.slug()),
+            |b| b.iter(|| black_box(huge.all_definitions_shared(dialect).unwrap().len())),
         );
         group.bench_function(format!("definitions, 100 tools, {}", dialect.slug()), |b| {
-            b.iter(|| black_box(hundred.definitions(dialect).unwrap().len()))
+            b.iter(|| black_box(hundred.all_definitions(dialect).unwrap().len()))
         });
     }
     group.finish();

@@ -4,7 +4,7 @@
 //! 1. a query: `Registry::search` (BM25F over the prebuilt index) against a textbook BM25
 //!    scan over the descriptions alone;
 //! 2. building the index: the first search after registration, against rendering every
-//!    tool's definitions once (`Registry::definitions`, what a harness does anyway).
+//!    tool's definitions once (`Registry::all_definitions`, what a harness does anyway).
 //!
 //! Run with `cargo bench --bench search --features search`.
 
@@ -61,7 +61,7 @@ fn search(c: &mut Criterion) {
             |registry| {
                 black_box(
                     registry
-                        .definitions(Dialect::OpenAiResponses { strict: true })
+                        .all_definitions(Dialect::OpenAiResponses { strict: true })
                         .map(|definitions| definitions.len()),
                 )
             },

@@ -64,7 +64,7 @@ async fn main() {
         .build()
         .expect("the catalog's names are unique and the always-loaded one exists");
     let everything = registry
-        .definitions(DIALECT)
+        .all_definitions(DIALECT)
         .expect("every catalog tool is expressible");
     println!(
         "{} tools; all their definitions: {} characters (~{} tokens) on every request\n",
@@ -79,7 +79,7 @@ async fn main() {
     for (turn, (task, query)) in TASKS.iter().enumerate() {
         println!("user: {task}");
         // The model's first request sees search_tools and what is loaded so far.
-        let shown = registry.definitions_for(&ctx, DIALECT).unwrap();
+        let shown = registry.definitions(&ctx, DIALECT).unwrap();
         sent += chars(&shown);
         requests += 1;
         println!(
@@ -99,7 +99,7 @@ async fn main() {
         println!("  search_tools loaded {loaded:?}");
 
         // Its second request sees those too, and it calls the best match.
-        let shown = registry.definitions_for(&ctx, DIALECT).unwrap();
+        let shown = registry.definitions(&ctx, DIALECT).unwrap();
         sent += chars(&shown);
         requests += 1;
         let call = ToolCall::new(format!("c{turn}"), loaded[0], json!({}));

@@ -68,7 +68,7 @@ fn main() {
         let built = started.elapsed();
         let (after_build, _) = memory();
         let definitions = registry
-            .definitions_shared(toolwright::Dialect::Mcp)
+            .all_definitions_shared(toolwright::Dialect::Mcp)
             .expect("expressible");
         let (after_definitions, peak) = memory();
         println!(

@@ -114,9 +114,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .with_code_mode(CodeMode::new())
             .build()?,
     );
-    let everything = registry.definitions(DIALECT)?;
+    let everything = registry.all_definitions(DIALECT)?;
     let ctx = Context::new().with(LoadedTools::new());
-    let shown = registry.definitions_for(&ctx, DIALECT)?;
+    let shown = registry.definitions(&ctx, DIALECT)?;
     println!(
         "\n{} tools in all; the model is shown {} definitions ({} bytes instead of {})",
         everything.len(),

@@ -53,7 +53,7 @@ fn desk() -> toolwright::RegistryBuilder {
 }
 
 fn refund(registry: &Registry, dialect: Dialect) -> serde_json::Value {
-    let definitions = registry.definitions(dialect).unwrap();
+    let definitions = registry.all_definitions(dialect).unwrap();
     definitions
         .into_iter()
         .find(|definition| {

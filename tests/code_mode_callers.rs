@@ -93,7 +93,7 @@ fn find(tools: &[Value], name: &str) -> Option<Value> {
 }
 
 fn listed(registry: &Registry, dialect: Dialect) -> Vec<Value> {
-    registry.definitions_for(&Context::new(), dialect).unwrap()
+    registry.definitions(&Context::new(), dialect).unwrap()
 }
 
 fn run(registry: &Registry, program: &str) -> ToolResult {

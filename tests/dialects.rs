@@ -21,7 +21,7 @@ fn examples() -> toolwright::RegistryBuilder {
 fn every_example_tool_in_every_dialect() {
     let registry = examples().build().unwrap();
     for dialect in Dialect::ALL {
-        let definitions = registry.definitions(dialect).unwrap_or_else(|errors| {
+        let definitions = registry.all_definitions(dialect).unwrap_or_else(|errors| {
             panic!(
                 "{dialect:?}: {}",
                 errors
@@ -60,7 +60,7 @@ fn lowered_schemas_are_valid_json_schema_2020_12() {
         .into_iter()
         .filter(|d| *d != Dialect::GeminiParameters)
     {
-        for definition in registry.definitions(dialect).unwrap() {
+        for definition in registry.all_definitions(dialect).unwrap() {
             let schema = lowered_schema(&definition, dialect);
             if let Err(error) = jsonschema::draft202012::meta::validate(&schema) {
                 panic!("{dialect:?}: {error}\n{schema:#}");
@@ -135,7 +135,7 @@ fn gemini_parameters_follow_the_openapi_subset() {
     for definition in examples()
         .build()
         .unwrap()
-        .definitions(Dialect::GeminiParameters)
+        .all_definitions(Dialect::GeminiParameters)
         .unwrap()
     {
         if let Some(parameters) = definition.get("parameters") {
@@ -149,7 +149,7 @@ fn mcp_annotations_are_all_explicit() {
     for definition in examples()
         .build()
         .unwrap()
-        .definitions(Dialect::Mcp)
+        .all_definitions(Dialect::Mcp)
         .unwrap()
     {
         let annotations = definition["annotations"].as_object().unwrap();

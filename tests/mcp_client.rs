@@ -86,7 +86,7 @@ fn the_example_servers_tools_import_and_run_over_stdio_and_http() {
         // Every dialect can show them.
         for dialect in Dialect::ALL {
             registry
-                .definitions(dialect)
+                .all_definitions(dialect)
                 .unwrap_or_else(|error| panic!("{dialect:?}: {error}"));
         }
         let ctx = Context::new();
@@ -495,7 +495,7 @@ fn the_reference_everything_server_imports_under_a_prefix_with_its_effects_trust
     );
     for dialect in Dialect::ALL {
         registry
-            .definitions(dialect)
+            .all_definitions(dialect)
             .unwrap_or_else(|error| panic!("{dialect:?}: {error}"));
     }
     let ctx = Context::new();

@@ -250,9 +250,7 @@ fn a_servers_settings_offer_its_tools_to_programs() {
         .build()
         .unwrap();
     assert_eq!(registry.get("echo").unwrap().spec().callers, Callers::Code);
-    let listed = registry
-        .definitions_for(&Context::new(), Dialect::Mcp)
-        .unwrap();
+    let listed = registry.definitions(&Context::new(), Dialect::Mcp).unwrap();
     assert!(listed.iter().all(|tool| tool["name"] != "echo"));
     let program = ToolCall::new("r", "run_code", json!({"code": "await echo(text='hi')"}));
     let ran = runtime.block_on(registry.dispatch(&Context::new(), program));

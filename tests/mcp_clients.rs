@@ -64,7 +64,7 @@ fn the_openai_agents_sdk_makes_every_example_tool_strict() {
         .build()
         .unwrap();
     let definitions = registry
-        .definitions(Dialect::Mcp)
+        .all_definitions(Dialect::Mcp)
         .expect("MCP expresses them");
     let file = std::env::temp_dir().join(format!("toolwright-tools-{}.json", std::process::id()));
     std::fs::write(&file, serde_json::to_string(&definitions).unwrap()).unwrap();

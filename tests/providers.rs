@@ -147,15 +147,15 @@ fn definitions_are_rendered_once_per_dialect() {
         .build()
         .unwrap();
     for dialect in [Dialect::Mcp, Dialect::OpenAiChat { strict: true }] {
-        let first = registry.definitions_shared(dialect).unwrap();
-        let again = registry.definitions_shared(dialect).unwrap();
+        let first = registry.all_definitions_shared(dialect).unwrap();
+        let again = registry.all_definitions_shared(dialect).unwrap();
         assert!(
             std::sync::Arc::ptr_eq(&first, &again),
             "rendered once: {dialect:?}"
         );
         assert_eq!(
             *first,
-            registry.definitions(dialect).unwrap(),
+            registry.all_definitions(dialect).unwrap(),
             "{dialect:?}"
         );
         let names: Vec<Value> = first
@@ -199,7 +199,7 @@ fn every_dialects_facts_are_what_its_definitions_show() {
     let registry = Registry::builder().with(BookRoom).build().unwrap();
     for dialect in Dialect::ALL {
         let facts = dialect.facts();
-        let definition = registry.definitions(dialect).unwrap()[0].clone();
+        let definition = registry.all_definitions(dialect).unwrap()[0].clone();
         let function = dialect.function_of(&definition).unwrap();
         assert_eq!(function["name"], "book_room", "{dialect:?}: {definition}");
         let parameters = dialect.parameters_of(&definition).unwrap();

@@ -44,7 +44,7 @@ fn registry() -> Registry {
 
 fn names(registry: &Registry) -> Vec<String> {
     registry
-        .definitions_for(&Context::new(), Dialect::OpenAiResponses { strict: true })
+        .definitions(&Context::new(), Dialect::OpenAiResponses { strict: true })
         .unwrap()
         .iter()
         .map(|definition| {
@@ -75,6 +75,11 @@ fn a_tool_turned_off_is_neither_offered_nor_called_nor_suggested() {
     assert_eq!(heard.load(std::sync::atomic::Ordering::SeqCst), 1);
     assert_eq!(names(&registry), ["weather"]);
     assert!(!registry.is_enabled("close_books"));
+    // The model is sent `definitions`; `all_definitions`, for snapshots and checks, keeps it.
+    let all = registry
+        .all_definitions(Dialect::OpenAiResponses { strict: true })
+        .unwrap();
+    assert_eq!(all.len(), 2);
 
     let ctx = Context::new();
     let call = |name: &str| {

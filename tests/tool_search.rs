@@ -108,7 +108,7 @@ mod deferred {
     fn a_conversation_sees_the_search_tool_and_then_what_it_found() {
         let registry = registry(ToolSearch::new(OPENAI));
         let ctx = Context::new().with(LoadedTools::new());
-        let shown = registry.definitions_for(&ctx, OPENAI).unwrap();
+        let shown = registry.definitions(&ctx, OPENAI).unwrap();
         assert_eq!(names(&shown), ["filesystem_read_file", "search_tools"]);
 
         // A tool not loaded yet cannot be called, says that it exists, and how to load it.
@@ -154,7 +154,7 @@ mod deferred {
             "{tools:?}"
         );
 
-        let shown = registry.definitions_for(&ctx, OPENAI).unwrap();
+        let shown = registry.definitions(&ctx, OPENAI).unwrap();
         assert_eq!(shown.len(), 5);
         let refund = call(&registry, &ctx, "stripe_create_refund", json!({}));
         assert_eq!(refund.for_model(), "stripe_create_refund");
@@ -196,7 +196,7 @@ mod deferred {
         // An MCP client, or any harness that keeps no LoadedTools.
         let registry = registry(ToolSearch::new(Dialect::Mcp));
         let ctx = Context::new();
-        let shown = registry.definitions_for(&ctx, Dialect::Mcp).unwrap();
+        let shown = registry.definitions(&ctx, Dialect::Mcp).unwrap();
         assert_eq!(names(&shown), ["filesystem_read_file", "search_tools"]);
         assert_eq!(
             call(&registry, &ctx, "slack_send_message", json!({})).for_model(),
@@ -220,7 +220,7 @@ mod deferred {
     fn anthropic_gets_every_tool_deferred_and_references_from_the_search() {
         let registry = registry(ToolSearch::new(ANTHROPIC));
         let ctx = Context::new().with(LoadedTools::new());
-        let all = registry.definitions_for(&ctx, ANTHROPIC).unwrap();
+        let all = registry.definitions(&ctx, ANTHROPIC).unwrap();
         assert_eq!(all.len(), registry.len());
         let deferred = all
             .iter()
@@ -258,7 +258,7 @@ mod deferred {
             call(&registry, &ctx, "kubernetes_restart_deployment", json!({})).for_model(),
             "kubernetes_restart_deployment"
         );
-        let all = registry.definitions_for(&ctx, ANTHROPIC).unwrap();
+        let all = registry.definitions(&ctx, ANTHROPIC).unwrap();
         assert_eq!(
             all.iter()
                 .filter(|tool| tool["defer_loading"] == true)
@@ -272,7 +272,7 @@ mod deferred {
         let registry = registry(ToolSearch::new(ANTHROPIC).provider_search());
         let loaded = LoadedTools::new();
         let ctx = Context::new();
-        let all = registry.definitions_for(&ctx, ANTHROPIC).unwrap();
+        let all = registry.definitions(&ctx, ANTHROPIC).unwrap();
         assert!(all.iter().all(|tool| tool["name"] != "search_tools"));
         assert_eq!(
             all.last().unwrap(),

@@ -28,7 +28,7 @@ fn refund_order(
 
 fn names(registry: &Registry, ctx: &Context) -> Vec<String> {
     registry
-        .definitions_for(ctx, Dialect::Mcp)
+        .definitions(ctx, Dialect::Mcp)
         .unwrap()
         .iter()
         .map(|definition| definition["name"].as_str().unwrap().to_owned())
@@ -54,7 +54,7 @@ fn a_caller_is_offered_only_the_tools_whose_scopes_it_holds() {
     assert_eq!(names(&registry, &visitor), ["weather"]);
     assert_eq!(names(&registry, &clerk), ["weather", "refund_order"]);
     // The harness itself sees every tool.
-    assert_eq!(registry.definitions(Dialect::Mcp).unwrap().len(), 2);
+    assert_eq!(registry.all_definitions(Dialect::Mcp).unwrap().len(), 2);
 
     // A tool not offered is unknown, as if it did not exist...
     let hidden = dispatch(

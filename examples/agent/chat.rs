@@ -121,7 +121,7 @@ pub async fn run(
     max_steps: usize,
 ) -> Result<Transcript, String> {
     let dialect = api.dialect();
-    let tools = registry.definitions(dialect).map_err(|errors| {
+    let tools = registry.definitions(ctx, dialect).map_err(|errors| {
         errors
             .iter()
             .map(ToString::to_string)

@@ -120,7 +120,7 @@ fn request(tools: &[Value], input: &[Value]) -> String {
 pub async fn direct(registry: &Registry, ctx: &Context) -> Transcript {
     let dialect = Dialect::OpenAiResponses { strict: false };
     let tools: Vec<Value> = registry
-        .definitions_for(ctx, dialect)
+        .definitions(ctx, dialect)
         .expect("the tools lower")
         .into_iter()
         .filter(|tool| tool["name"] != "run_code")
@@ -167,7 +167,7 @@ pub async fn direct(registry: &Registry, ctx: &Context) -> Transcript {
 pub async fn code(registry: &Registry, ctx: &Context) -> Transcript {
     let dialect = Dialect::OpenAiResponses { strict: false };
     let tools: Vec<Value> = registry
-        .definitions_for(ctx, dialect)
+        .definitions(ctx, dialect)
         .expect("the tools lower")
         .into_iter()
         .filter(|tool| tool["name"] == "run_code")

@@ -50,7 +50,7 @@ fn answer(books: &Value) -> String {
 /// The tools a way offers: every tool but `run_code`, or `run_code` alone.
 fn offered(registry: &Registry, ctx: &Context, code: bool) -> Vec<Value> {
     registry
-        .definitions_for(ctx, DIALECT)
+        .definitions(ctx, DIALECT)
         .expect("the tools lower")
         .into_iter()
         .filter(|tool| (tool["name"] == "run_code") == code)

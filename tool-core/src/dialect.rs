@@ -142,7 +142,7 @@ impl Dialect {
     ///
     /// let registry = toolwright::Registry::builder().with(Hello).build().unwrap();
     /// for dialect in Dialect::ALL.into_iter().filter(|d| *d != Dialect::Mcp) {
-    ///     let definition = &registry.definitions(dialect).unwrap()[0];
+    ///     let definition = &registry.all_definitions(dialect).unwrap()[0];
     ///     let parameters = dialect.parameters_of(definition).unwrap();
     ///     assert!(parameters["properties"]["name"].is_object(), "{dialect:?}");
     /// }

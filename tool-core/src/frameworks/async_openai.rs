@@ -7,7 +7,7 @@
 //! ([`chat_calls`], [`responses_calls`]), and [`answer_chat`] / [`answer_responses`],
 //! which run every call of a response through [`Registry::dispatch_batch`] (read-only
 //! calls in parallel, writes in order) and give the messages or items to send back. The
-//! definitions are toolwright's own wire JSON ([`Registry::definitions_for`]), read into
+//! definitions are toolwright's own wire JSON ([`Registry::definitions`]), read into
 //! async-openai's types, so strict mode, the lowering and the encoding of calls are the
 //! dialect's: `strict: true` sends strict schemas and reads the calls' `null`s as
 //! "left out".
@@ -171,7 +171,7 @@ fn read_definitions<T: DeserializeOwned>(
     ctx: &Context,
     dialect: Dialect,
 ) -> Result<Vec<T>, LoweringErrors> {
-    let definitions = registry.definitions_for(ctx, dialect)?;
+    let definitions = registry.definitions(ctx, dialect)?;
     let mut read = Vec::with_capacity(definitions.len());
     let mut errors = Vec::new();
     for definition in definitions {

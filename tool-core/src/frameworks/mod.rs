@@ -2,7 +2,7 @@
 //! one cargo feature per framework: `rig`, `async_openai`, `genai`, `swiftide`.
 //!
 //! Each is a thin translation and nothing more: the tools a caller is offered come from
-//! [`Registry::definitions_for`] in the dialect the framework speaks, and every call goes
+//! [`Registry::definitions`] in the dialect the framework speaks, and every call goes
 //! through [`Registry::dispatch`] (or [`Registry::dispatch_batch`]), so validation with
 //! every problem at once, effects, policies, idempotency, approval tickets, budgets and
 //! telemetry hold exactly as they do without a framework. What the model reads back is

@@ -17,7 +17,7 @@ pub(crate) struct Offered {
 }
 
 /// The tools the caller in `ctx` is offered, in `dialect`, read from their definitions
-/// ([`Registry::definitions_for`]: visibility, toggles and deferred loading decide). A
+/// ([`Registry::definitions`]: visibility, toggles and deferred loading decide). A
 /// provider-hosted tool (one without parameters, such as Anthropic's tool search) has no
 /// counterpart in a framework's own tool list and is left out.
 pub(crate) fn offered(
@@ -26,7 +26,7 @@ pub(crate) fn offered(
     dialect: Dialect,
 ) -> Result<Vec<Offered>, LoweringErrors> {
     let facts = dialect.facts();
-    let definitions = registry.definitions_for(ctx, dialect)?;
+    let definitions = registry.definitions(ctx, dialect)?;
     Ok(definitions
         .into_iter()
         .filter_map(|mut definition| {

@@ -339,7 +339,7 @@ impl RegistryBuilder {
 
     /// Offers each caller only the tools `visible` allows, decided per call from the
     /// context (its [`Caller`](crate::policy::Caller), a step counter of yours, ...):
-    /// [`Registry::definitions_for`] lists only those, MCP's `tools/list` follows it for
+    /// [`Registry::definitions`] lists only those, MCP's `tools/list` follows it for
     /// each client, and a call to a tool not offered is `unknown_tool`, as if it did not
     /// exist (it is not named among the suggestions either).
     /// [`policy::caller_holds_scopes`](crate::policy::caller_holds_scopes) is the ready

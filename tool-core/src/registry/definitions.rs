@@ -38,21 +38,25 @@ impl Rendered {
 }
 
 impl Registry {
-    /// Every tool's definition in `dialect`, in registration order, tools turned off
-    /// with [`Registry::set_enabled`] included (what one caller is offered is
-    /// [`Registry::definitions_for`]); or every construct, in every tool, that the
-    /// dialect cannot express.
-    pub fn definitions(&self, dialect: Dialect) -> Result<Vec<Value>, LoweringErrors> {
+    /// Every registered tool's definition in `dialect`, in registration order: tools
+    /// turned off with [`Registry::set_enabled`], hidden by a visibility rule or
+    /// deferred behind a search included. For snapshots, checks and tooling; **not**
+    /// what to send a model, which is [`Registry::definitions`] (what the caller is
+    /// offered). Or every construct, in every tool, that the dialect cannot express.
+    pub fn all_definitions(&self, dialect: Dialect) -> Result<Vec<Value>, LoweringErrors> {
         // Rendered afresh: for a large catalog, copying kept `Value`s costs as much as
         // lowering them again (measured with 10,000 tools, benches/dispatch.rs).
-        // `definitions_shared` is the kept, uncopied form.
+        // `all_definitions_shared` is the kept, uncopied form.
         self.render_all(dialect)
     }
 
-    /// [`Registry::definitions`], rendered on the first call and then shared: every
+    /// [`Registry::all_definitions`], rendered on the first call and then shared: every
     /// later call is a reference count (specs do not change once registered; adding a
     /// tool renders again). For a harness that sends the same list on every request.
-    pub fn definitions_shared(&self, dialect: Dialect) -> Result<Arc<Vec<Value>>, LoweringErrors> {
+    pub fn all_definitions_shared(
+        &self,
+        dialect: Dialect,
+    ) -> Result<Arc<Vec<Value>>, LoweringErrors> {
         let all = self
             .rendered
             .get_or_render(dialect, || self.render_all(dialect).map(Arc::new));
@@ -62,21 +66,21 @@ impl Registry {
         }
     }
 
-    /// [`Registry::definitions`] of the tools offered to the caller in `ctx`: all of
-    /// them, unless [`RegistryBuilder::with_visibility`](super::RegistryBuilder::with_visibility) decides, some are turned off
+    /// The definitions to send a model in `dialect`, for the caller and conversation in
+    /// `ctx`: the tools it is offered, in registration order. All of them, unless [`RegistryBuilder::with_visibility`](super::RegistryBuilder::with_visibility) decides, some are turned off
     /// ([`Registry::set_enabled`]), or the registry defers its tools behind a search
     /// (`with_tool_search`, feature `search`): then `search_tools`, the tools always
     /// loaded and those the conversation loaded (`LoadedTools` in `ctx`), and for
     /// Anthropic every other tool too, marked `defer_loading: true`.
-    pub fn definitions_for(
+    pub fn definitions(
         &self,
         ctx: &Context,
         dialect: Dialect,
     ) -> Result<Vec<Value>, LoweringErrors> {
         if !self.filters() {
-            return self.definitions(dialect);
+            return self.all_definitions(dialect);
         }
-        let all = self.definitions_shared(dialect)?;
+        let all = self.all_definitions_shared(dialect)?;
         let listed: Vec<Value> = self
             .specs()
             .zip(all.iter())
@@ -108,6 +112,6 @@ impl Registry {
     /// Runs every lowering for `dialect`: call it in a test of your crate and a tool the
     /// provider would reject fails the test, not a request in production.
     pub fn check(&self, dialect: Dialect) -> Result<(), LoweringErrors> {
-        self.definitions(dialect).map(|_| ())
+        self.all_definitions(dialect).map(|_| ())
     }
 }

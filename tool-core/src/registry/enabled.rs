@@ -54,11 +54,11 @@ impl Registry {
     }
 
     /// Turns the tool `name` off (`false`: it is not offered, in
-    /// [`Registry::definitions_for`] and an MCP server's tools list, and a call to it is
+    /// [`Registry::definitions`] and an MCP server's tools list, and a call to it is
     /// `unknown_tool`, as if it did not exist) or back on. Returns whether anything
     /// changed; listeners ([`Registry::on_tools_changed`]) hear of each change.
-    /// [`Registry::definitions`] is the registry's whole contract and still lists it: a
-    /// harness that toggles tools sends `definitions_for`.
+    /// [`Registry::all_definitions`] is the registry's whole contract and still lists it: a
+    /// harness that toggles tools sends `definitions`.
     ///
     /// ```
     /// # use toolwright::{tool, Registry};

@@ -74,7 +74,7 @@ impl ToolSearch {
 
 /// The tools a conversation has loaded: put one in the context of the conversation's
 /// calls (`Context::with(LoadedTools::new())`). `search_tools` adds what it finds; the
-/// registry then lists those tools ([`Registry::definitions_for`](crate::Registry::definitions_for)) and accepts calls to
+/// registry then lists those tools ([`Registry::definitions`](crate::Registry::definitions)) and accepts calls to
 /// them, and only to them besides the ones always loaded. Without one in the context,
 /// every tool is callable (an MCP client, which keeps no conversation on the server).
 #[derive(Debug, Default)]

@@ -39,7 +39,7 @@ impl fmt::Display for LoweringError {
 impl std::error::Error for LoweringError {}
 
 /// Every construct, in every tool, that a target cannot express. An
-/// [`Error`](std::error::Error), so `registry.definitions(dialect)?` works in a `main`
+/// [`Error`](std::error::Error), so `registry.all_definitions(dialect)?` works in a `main`
 /// returning `Box<dyn Error>` or `anyhow::Result`; it reads as the list of
 /// [`LoweringError`]s (`errors.len()`, `errors.iter()`, `for error in errors`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
