@@ -17,6 +17,30 @@ fn examples() -> toolwright::RegistryBuilder {
     tools::every_example_tool(toolwright::policy::AllowAll)
 }
 
+/// The types reference's claim: the example tools' integer arguments declare the range
+/// they mean, so no input schema carries a type's own bound (`"maximum": 4294967295` is
+/// 7 tokens on every request).
+#[test]
+fn no_example_argument_pays_for_its_types_bounds() {
+    let registry = examples().build().unwrap();
+    let type_bounds = [
+        u32::MAX as i64,
+        i32::MAX as i64,
+        i32::MIN as i64,
+        u16::MAX as i64,
+    ];
+    for spec in registry.specs() {
+        let text = spec.input_schema.to_string();
+        for bound in type_bounds {
+            assert!(
+                !text.contains(&format!(":{bound}")),
+                "{}: an integer argument without a range of its own ({bound}): {text}",
+                spec.name
+            );
+        }
+    }
+}
+
 #[test]
 fn every_example_tool_in_every_dialect() {
     let registry = examples().build().unwrap();
