@@ -225,3 +225,67 @@ fn rust_files(text: &str) -> Vec<String> {
     }
     found
 }
+
+/// The quickstart's `[dependencies]` (README and `guide::getting_started`) name toolwright
+/// by a path to a checkout, not a URL nobody can fetch yet, and resolve: a crate made of
+/// that block, its path pointed at this checkout, gets a lock file (offline, from the
+/// registry index the build already fetched).
+#[test]
+fn the_quickstart_dependencies_resolve_against_a_checkout() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for file in ["README.md", "src/guide/getting_started.md"] {
+        let text = read(file);
+        let block = text
+            .split("```toml\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```").next())
+            .unwrap_or_else(|| panic!("{file} shows the dependencies as a toml block"));
+        let line = block
+            .lines()
+            .find(|line| line.starts_with("toolwright = "))
+            .unwrap_or_else(|| panic!("{file}: no toolwright line in {block}"));
+        assert!(
+            line.contains(r#"path = "../toolwright""#) && !line.contains("git ="),
+            "{file}: until it is published, toolwright is a path dependency: {line}"
+        );
+        let crate_dir = std::env::temp_dir().join(format!(
+            "toolwright-quickstart-{}-{}",
+            std::process::id(),
+            file.replace(['/', '.'], "-")
+        ));
+        std::fs::create_dir_all(crate_dir.join("src")).unwrap();
+        std::fs::write(crate_dir.join("src/main.rs"), "fn main() {}\n").unwrap();
+        let block = block.replace(
+            r#"path = "../toolwright""#,
+            &format!("path = {:?}", root.display().to_string()),
+        );
+        std::fs::write(
+            crate_dir.join("Cargo.toml"),
+            format!(
+                "[package]\nname = \"quickstart\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n{block}\n[workspace]\n"
+            ),
+        )
+        .unwrap();
+        let output = std::process::Command::new(env!("CARGO"))
+            .args(["generate-lockfile", "--offline", "--manifest-path"])
+            .arg(crate_dir.join("Cargo.toml"))
+            .output()
+            .expect("cargo runs");
+        let lock = std::fs::read_to_string(crate_dir.join("Cargo.lock")).unwrap_or_default();
+        let _ = std::fs::remove_dir_all(&crate_dir);
+        assert!(
+            output.status.success(),
+            "{file}: the quickstart's dependencies do not resolve: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        // A path dependency is locked without a `source`; one from git or crates.io has one.
+        let toolwright = lock
+            .split("[[package]]")
+            .find(|package| package.contains("name = \"toolwright\"\n"))
+            .unwrap_or_else(|| panic!("{file}: toolwright is not in the lock file:\n{lock}"));
+        assert!(
+            !toolwright.contains("source = "),
+            "{file}: toolwright comes from elsewhere than the checkout: {toolwright}"
+        );
+    }
+}
