@@ -170,8 +170,8 @@ toolwright_core::cfg_frameworks! {
 #[cfg(feature = "mcp")]
 pub mod mcp {
     pub use toolwright_core::mcp::{
-        APPROVAL_TICKET_META, IDEMPOTENCY_KEY_META, McpServer, RESUME_METHOD, SOURCE_META,
-        SetupError, rmcp,
+        APPROVAL_TICKET_META, DUPLICATE_META, IDEMPOTENCY_KEY_META, McpServer, RESUME_METHOD,
+        SOURCE_META, SetupError, rmcp,
     };
     #[cfg(feature = "mcp-http")]
     pub use toolwright_core::mcp::{HttpLimits, HttpServer, auth, shutdown_signal};
