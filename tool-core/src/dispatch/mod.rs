@@ -4,7 +4,8 @@
 //! panics or runs out of time.
 //!
 //! One file per phase: `gate.rs` (effect, scopes, policy, approval; `dry_run`),
-//! `resume.rs` (a call a person decided),
+//! `resume.rs` (a call a person decided), `in_doubt.rs` (a call whose process died
+//! before it recorded its end),
 //! `claim.rs` (the idempotency claim around a run), `run.rs` (the tool itself: panics,
 //! time limits, retries), `view.rs` (the result and what the model reads of it) and
 //! `schedule.rs` (batches by effect). What comes in and goes out (`ToolCall`,
@@ -18,6 +19,7 @@
 
 pub(crate) mod claim;
 mod gate;
+pub(crate) mod in_doubt;
 mod resume;
 mod run;
 mod schedule;

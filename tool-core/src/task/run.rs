@@ -10,12 +10,10 @@ use super::{Cancellation, TaskError, Tasks, error_object};
 use crate::approval::{ApprovalDecision, ApprovalTicket};
 use crate::call::{ToolCall, ToolResult};
 use crate::context::Context;
-use crate::effect::Effect;
+use crate::dispatch::in_doubt::{self, InDoubt};
 use crate::error::ErrorKind;
 use crate::feedback::{self, Feedback};
 use crate::idempotency::{TaskRow, millis, unix_millis};
-use crate::spec::Idempotence;
-use crate::tool::Reconciled;
 
 /// What a task runs.
 pub(super) enum Work {
@@ -26,16 +24,6 @@ pub(super) enum Work {
     /// A call whose outcome is unknown, decided by its tool's reconciliation: its
     /// result if it happened, the call run if it did not.
     Reconcile(Box<ToolCall>),
-}
-
-/// What becomes of a task whose process died.
-enum Verdict {
-    /// Its call runs (again).
-    Run,
-    /// Its tool's reconciliation decides.
-    Reconcile,
-    /// It fails, with why.
-    Fail(String),
 }
 
 pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -81,7 +69,7 @@ impl Tasks {
                     let (ticket, decision) = *decided;
                     registry.resume(&run_ctx, &ticket, decision).await
                 }
-                Work::Reconcile(call) => reconciled(registry, &run_ctx, *call).await,
+                Work::Reconcile(call) => in_doubt::reconciled(registry, &run_ctx, *call).await,
             }
         });
         let result = {
@@ -202,13 +190,13 @@ impl Tasks {
                 }
                 adopted = true;
                 match &verdict {
-                    Verdict::Fail(message) => {
+                    InDoubt::Fail(message) => {
                         body.status = TaskStatus::Failed;
                         body.error = Some(error_object(message));
                         body.message = Some(message.clone());
                         body.runner = None;
                     }
-                    Verdict::Run | Verdict::Reconcile => {
+                    InDoubt::Run | InDoubt::Reconcile => {
                         body.runner = Some(runner.clone());
                         body.lease_until = unix_millis() + lease;
                         body.started = false;
@@ -219,10 +207,10 @@ impl Tasks {
             .await?;
         if adopted {
             let work = match (verdict, body.decision) {
-                (Verdict::Fail(_), _) => return Ok(row),
-                (Verdict::Reconcile, _) => Work::Reconcile(Box::new(body.call.to_call())),
-                (Verdict::Run, Some(decided)) => Work::Resume(Box::new(decided)),
-                (Verdict::Run, None) => Work::Dispatch(Box::new(body.call.to_call())),
+                (InDoubt::Fail(_), _) => return Ok(row),
+                (InDoubt::Reconcile, _) => Work::Reconcile(Box::new(body.call.to_call())),
+                (InDoubt::Run, Some(decided)) => Work::Resume(Box::new(decided)),
+                (InDoubt::Run, None) => Work::Dispatch(Box::new(body.call.to_call())),
             };
             self.spawn(ctx, &row.id, work);
         }
@@ -230,90 +218,17 @@ impl Tasks {
     }
 
     /// What becomes of the call of a task whose process died (see the module's table).
-    fn verdict(&self, ctx: &Context, body: &Body) -> Verdict {
+    fn verdict(&self, ctx: &Context, body: &Body) -> InDoubt {
         if !body.started {
-            return Verdict::Run;
+            return InDoubt::Run;
         }
-        let Some(tool) = self.inner.registry.get(&body.call.name) else {
-            return Verdict::Fail(format!(
-                "outcome unknown: the process running this call of '{}' stopped, and this server no longer serves the tool; the call may have happened: check before you call again",
-                body.call.name
-            ));
-        };
-        let spec = tool.spec();
-        let again = spec.effect == Effect::ReadOnly
-            || spec.idempotence == Idempotence::Idempotent
-            || spec.needs_idempotency_key(spec.effect);
-        if again {
-            return Verdict::Run;
-        }
-        let can_reconcile = body.decision.is_none()
-            && self
-                .inner
-                .registry
-                .prepare_call(&body.call.to_call())
-                .is_ok_and(|(tool, prepared)| {
-                    let info = unkeyed(&self.inner.registry, &body.call.id);
-                    (tool.hooks())
-                        .is_some_and(|hooks| hooks.reconcile(ctx, info, &prepared).is_some())
-                });
-        if can_reconcile {
-            Verdict::Reconcile
-        } else {
-            Verdict::Fail(format!(
-                "outcome unknown: the process running this call of '{}' stopped before it recorded how the call ended, so the call may have happened; check before you call again",
-                body.call.name
-            ))
-        }
+        in_doubt::verdict(
+            &self.inner.registry,
+            ctx,
+            &body.call.to_call(),
+            body.decision.is_some(),
+        )
     }
-}
-
-/// The call, decided by its tool's reconciliation: the result it had if it happened, the
-/// call run now if it did not, "outcome unknown" with the reason if the world cannot say.
-async fn reconciled(
-    registry: &crate::registry::Registry,
-    ctx: &Context,
-    call: ToolCall,
-) -> ToolResult {
-    let id = call.id.clone();
-    let outcome = match registry.prepare_call(&call) {
-        Err(error) => Err(error),
-        Ok((tool, prepared)) => {
-            match (tool.hooks()).and_then(|h| h.reconcile(ctx, unkeyed(registry, &id), &prepared)) {
-                None => Err(unknown(&call.name, "it has no reconciliation")),
-                Some(asking) => match asking.await {
-                    Reconciled::Happened(outcome) => outcome,
-                    Reconciled::DidNotHappen => return registry.dispatch(ctx, call).await,
-                    Reconciled::Unknown(why) => Err(unknown(&call.name, &why)),
-                },
-            }
-        }
-    };
-    let notes = crate::dispatch::Notes {
-        entry: registry.entry(&call.name),
-        ..Default::default()
-    };
-    registry.finish((call.id, call.name, call.program), outcome, notes)
-}
-
-/// What a task's call without an idempotency claim tells its reconciliation.
-fn unkeyed<'a>(registry: &'a crate::registry::Registry, id: &'a str) -> crate::tool::CallInfo<'a> {
-    crate::tool::CallInfo {
-        id,
-        idempotency_key: None,
-        approved: false,
-        tasks: registry.settings.idempotency.store().tasks(),
-    }
-}
-
-fn unknown(tool: &str, why: &str) -> crate::error::ToolError {
-    crate::error::ToolError::new(
-        ErrorKind::OutcomeUnknown,
-        format!(
-            "the process running this call of '{tool}' stopped before it recorded how the call ended, and asking the world did not settle it ({why}); the call may have happened: check before you call again"
-        ),
-    )
-    .with_retryable(false)
 }
 
 /// Where a finished call leaves its task.
