@@ -177,6 +177,13 @@ pub mod mcp {
     pub use toolwright_core::mcp::{HttpLimits, HttpServer, auth, shutdown_signal};
 }
 
+/// Agent runs on [Restate](https://restate.dev) (feature `restate`): every tool call a
+/// journaled step, every approval a durable wait, every effect once across crashes.
+#[cfg(feature = "restate")]
+pub mod restate {
+    pub use toolwright_core::restate::{Journal, JournalContext, OnApproval, Pending, Work};
+}
+
 /// Calls that outlive their request (MCP Tasks, feature `mcp`): kept in the registry's
 /// store, bound to the caller and the idempotency key, decided by effect after a crash.
 #[cfg(feature = "mcp")]

@@ -64,6 +64,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("the call pipeline", &["dispatch"]),
     ("measuring which tool a request picks", &["eval"]),
     ("calls that outlive their request", &["task"]),
+    ("runs on a durable engine", &["restate"]),
     (
         "what runs calls itself: programs, servers, other servers' tools",
         &["code", "mcp", "mcp_client"],

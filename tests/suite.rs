@@ -86,6 +86,8 @@ mod providers;
 mod public_api;
 #[cfg(all(feature = "mcp-http", feature = "postgres", feature = "redis"))]
 mod replicas;
+#[cfg(feature = "restate")]
+mod restate;
 mod stores;
 #[cfg(feature = "mcp-http")]
 mod task_crashes;

@@ -190,6 +190,18 @@ pub fn node_clients() -> Option<PathBuf> {
     )
 }
 
+/// The Restate server's binary (`scripts/test/restate-server` installs it from its npm
+/// package the first time), or `None` when it cannot be installed here: the test then
+/// skips, saying how to get it; under `CI=true` that is a failure instead.
+#[cfg(feature = "restate")]
+pub fn restate_server() -> Option<PathBuf> {
+    set_up(
+        "restate-server",
+        "install the Restate server",
+        "npm and access to the npm registry",
+    )
+}
+
 /// Runs `scripts/test/<script>`, which prints the path it set up; `None` (the test
 /// skips, saying why and what the script needs) when it fails, except under `CI=true`,
 /// where that is a failure.

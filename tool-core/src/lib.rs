@@ -55,6 +55,8 @@ pub mod output;
 pub mod policy;
 pub mod provider;
 mod registry;
+#[cfg(feature = "restate")]
+pub mod restate;
 pub mod schema;
 #[cfg(feature = "search")]
 pub mod search;

@@ -35,7 +35,7 @@ impl Default for OutputBudget {
 }
 
 /// What a result's model view left out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct Truncation {
     /// What was cut, in words: "1,220 lines" or "30 of 50 items from $.hits".
@@ -45,7 +45,7 @@ pub struct Truncation {
 }
 
 /// The model-facing view of a result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub(crate) struct ModelView {
     /// The text the model reads.
     pub text: String,

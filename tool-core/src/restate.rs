@@ -1,0 +1,318 @@
+//! Tool calls as journaled steps of a [Restate](https://restate.dev) handler (feature
+//! `restate`): a run that lasts hours, waits overnight for a person and survives crashes
+//! and machines, with every effect once.
+//!
+//! [`Journal::dispatch`] runs a call through the registry inside Restate's `ctx.run`, so
+//! its result is in the invocation's journal: when Restate replays the handler after a
+//! crash, the recorded result is served and the tool does not run again. A call whose
+//! process died after it started and before its result was journaled is in doubt, and
+//! its tool's effect decides, as for a task (`guide::tasks`): a `read_only` or idempotent
+//! call, or one that claims its idempotency key, runs again (the key is the run's and the
+//! call's, the same on every attempt); another `write`, `destructive` or `external` call
+//! asks the tool's reconciliation when it has one, and otherwise ends "outcome unknown",
+//! never run a second time.
+//!
+//! A call that needs approval waits on a Restate awakeable: the handler is suspended
+//! (a waiting run costs nothing), the awakeable's id and the signed ticket are handed to
+//! [`Journal::on_approval`] once, and whoever decides, from any process or machine,
+//! resolves the awakeable with the [`ApprovalDecision`] as JSON (Restate's ingress:
+//! `POST /restate/awakeables/{id}/resolve`). The decided call runs once, journaled too.
+//!
+//! The registry must sign tickets with a fixed secret
+//! ([`RegistryBuilder::with_approval_secret`](crate::RegistryBuilder::with_approval_secret)):
+//! the process that resumes a run after a crash is not the one that issued its tickets.
+//!
+//! A journal entry is a message to the Restate server, and the server refuses messages
+//! over its `worker.invoker.message-size-limit` (32 MiB by default; it warns from 10 MiB).
+//! A result's model view is bounded by the tool's output budget; keep full outputs out
+//! of the journal with an artifact store
+//! ([`RegistryBuilder::with_artifact_store`](crate::RegistryBuilder::with_artifact_store)).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use restate_sdk::context::{ContextAwakeables, ContextSideEffects, RunFuture};
+use restate_sdk::errors::{HandlerResult, TerminalError};
+use restate_sdk::serde::Json;
+use serde::{Deserialize, Serialize};
+
+use crate::approval::{ApprovalDecision, ApprovalTicket};
+use crate::call::{ToolCall, ToolResult};
+use crate::context::Context;
+use crate::dispatch::in_doubt::{self, InDoubt};
+use crate::effect::Effect;
+use crate::error::{ErrorKind, ToolError};
+use crate::output::ModelView;
+use crate::registry::Registry;
+use crate::tool::ToolOutput;
+
+/// Who is told that a call waits for a person: the awakeable to resolve, and the ticket
+/// to show. Called once per ticket, as a journaled step of its own.
+pub type OnApproval = Arc<dyn Fn(&str, &ApprovalTicket) + Send + Sync>;
+
+/// A step's work, boxed so the step's closure has one plain type.
+pub type Work<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// A registry's calls, journaled in one Restate run.
+#[derive(Clone)]
+pub struct Journal {
+    registry: Arc<Registry>,
+    ctx: Arc<Context>,
+    run: String,
+    on_approval: Option<OnApproval>,
+}
+
+impl Journal {
+    /// Calls of `registry` in the run named `run` (a workflow's key, an invocation id:
+    /// the same on every attempt of the run, and not shared with another run), with the
+    /// context `ctx`.
+    pub fn new(registry: Arc<Registry>, ctx: Arc<Context>, run: impl Into<String>) -> Self {
+        Self {
+            registry,
+            ctx,
+            run: run.into(),
+            on_approval: None,
+        }
+    }
+
+    /// Who is told that a call waits for approval (say, a row in your approvals table,
+    /// or a message to the person): the awakeable id to resolve and the ticket. Without
+    /// it, a call that needs approval ends `awaiting_approval`, its ticket on the result,
+    /// for the run to handle.
+    pub fn on_approval(
+        mut self,
+        on_approval: impl Fn(&str, &ApprovalTicket) + Send + Sync + 'static,
+    ) -> Self {
+        self.on_approval = Some(Arc::new(on_approval));
+        self
+    }
+
+    /// Runs `call` as journaled steps of the handler whose context is `restate`: its
+    /// result from the journal when an earlier attempt recorded it, else decided as the
+    /// module says. An error only when Restate itself fails the step.
+    ///
+    /// The future is boxed: a handler's future must be `Send` for every lifetime of its
+    /// context, which rustc cannot prove of nested generic futures (rust#100013).
+    pub fn dispatch<'a, 'ctx, C>(
+        &'a self,
+        restate: &'a C,
+        call: ToolCall,
+    ) -> Pin<Box<dyn Future<Output = Result<ToolResult, TerminalError>> + Send + 'a>>
+    where
+        C: JournalContext<'ctx>,
+        'ctx: 'a,
+    {
+        Box::pin(async move {
+            let step = format!("toolwright {} {}", call.id, call.name);
+            let call = match call.idempotency_key {
+                Some(_) => call,
+                None => {
+                    let key = format!("restate:{}:{}", self.run, call.id);
+                    call.with_idempotency_key(key)
+                }
+            };
+            let journal = self.clone();
+            let first = self
+                .step(restate, &step, move |fresh| {
+                    Box::pin(async move {
+                        if fresh {
+                            journal.registry.dispatch(&journal.ctx, call).await
+                        } else {
+                            journal.in_doubt(call, false).await
+                        }
+                    })
+                })
+                .await?;
+            let Some(ticket) = first.ticket.clone().filter(|_| {
+                self.on_approval.is_some()
+                    && first
+                        .error()
+                        .is_some_and(|error| error.kind == ErrorKind::AwaitingApproval)
+            }) else {
+                return Ok(first);
+            };
+            let (awakeable, decision) = restate.awakeable_json::<ApprovalDecision>();
+            let announce = self.on_approval.clone();
+            let (shown, id) = (ticket.clone(), awakeable.clone());
+            let asked: Work<HandlerResult<()>> = Box::pin(async move {
+                if let Some(announce) = announce {
+                    announce(&id, &shown);
+                }
+                Ok(())
+            });
+            restate.journaled(format!("{step}: asked"), asked).await?;
+            let decision = decision.await?;
+            let journal = self.clone();
+            self.step(restate, &format!("{step}: decided"), move |fresh| {
+                Box::pin(async move {
+                    if fresh {
+                        journal
+                            .registry
+                            .resume(&journal.ctx, &ticket, decision)
+                            .await
+                    } else {
+                        journal.in_doubt(ticket_call(&ticket), true).await
+                    }
+                })
+            })
+            .await
+        })
+    }
+
+    /// A journaled step that knows whether it runs for the first time: a marker step is
+    /// journaled before it, so when the marker comes from the journal and the step still
+    /// runs, an earlier attempt started the step and died before recording its result.
+    async fn step<'ctx, C>(
+        &self,
+        restate: &C,
+        name: &str,
+        work: impl FnOnce(bool) -> Work<ToolResult> + Send + 'static,
+    ) -> Result<ToolResult, TerminalError>
+    where
+        C: JournalContext<'ctx>,
+    {
+        let fresh = Arc::new(AtomicBool::new(false));
+        let marked = fresh.clone();
+        let mark: Work<HandlerResult<()>> = Box::pin(async move {
+            marked.store(true, Ordering::SeqCst);
+            Ok(())
+        });
+        restate.journaled(format!("{name}: started"), mark).await?;
+        let run: Work<HandlerResult<Json<Recorded>>> = Box::pin(async move {
+            let result = work(fresh.load(Ordering::SeqCst)).await;
+            Ok(Json(Recorded::from(result)))
+        });
+        let Json(recorded) = restate.journaled(name.to_owned(), run).await?;
+        Ok(recorded.into())
+    }
+
+    /// A call an earlier attempt started and never recorded: decided by its effect.
+    async fn in_doubt(&self, call: ToolCall, decided: bool) -> ToolResult {
+        let registry = &*self.registry;
+        match in_doubt::verdict(registry, &self.ctx, &call, decided) {
+            InDoubt::Run => registry.dispatch(&self.ctx, call).await,
+            InDoubt::Reconcile => in_doubt::reconciled(registry, &self.ctx, call).await,
+            InDoubt::Fail(message) => {
+                let error =
+                    ToolError::new(ErrorKind::OutcomeUnknown, message).with_retryable(false);
+                let notes = crate::dispatch::Notes {
+                    entry: registry.entry(&call.name),
+                    ..Default::default()
+                };
+                registry.finish((call.id, call.name, call.program), Err(error), notes)
+            }
+        }
+    }
+}
+
+/// The contexts of Restate's handlers (service, virtual object, workflow), as a
+/// [`Journal`] uses them: a journaled step and an awakeable, as futures known to be
+/// `Send` (each is implemented for the concrete context type, where rustc sees that it
+/// is; through the SDK's generic traits it cannot).
+pub trait JournalContext<'ctx>: Sync + private::Sealed {
+    /// `ctx.run(work).name(name)`.
+    fn journaled<T>(&self, name: String, work: Work<HandlerResult<T>>) -> Pending<'_, T>
+    where
+        T: restate_sdk::serde::Serialize + restate_sdk::serde::Deserialize + Send + 'static;
+
+    /// `ctx.awakeable()`, its value read as JSON.
+    fn awakeable_json<T>(&self) -> (String, Pending<'ctx, T>)
+    where
+        T: serde::de::DeserializeOwned + Send + 'static;
+}
+
+/// A journaled step or an awakeable, pending.
+pub type Pending<'a, T> = Pin<Box<dyn Future<Output = Result<T, TerminalError>> + Send + 'a>>;
+
+mod private {
+    pub trait Sealed {}
+}
+
+macro_rules! journal_context {
+    ($($context:ident),*) => {$(
+        impl private::Sealed for restate_sdk::context::$context<'_> {}
+
+        impl<'ctx> JournalContext<'ctx> for restate_sdk::context::$context<'ctx> {
+            fn journaled<T>(&self, name: String, work: Work<HandlerResult<T>>) -> Pending<'_, T>
+            where
+                T: restate_sdk::serde::Serialize + restate_sdk::serde::Deserialize + Send + 'static,
+            {
+                Box::pin(self.run(move || work).name(name))
+            }
+
+            fn awakeable_json<T>(&self) -> (String, Pending<'ctx, T>)
+            where
+                T: serde::de::DeserializeOwned + Send + 'static,
+            {
+                let (id, value) = self.awakeable::<Json<T>>();
+                (id, Box::pin(async move { value.await.map(|Json(value)| value) }))
+            }
+        }
+    )*};
+}
+
+journal_context!(Context, ObjectContext, WorkflowContext);
+
+/// The call a ticket approves, for deciding it when its process died mid-run.
+fn ticket_call(ticket: &ApprovalTicket) -> ToolCall {
+    let call = ToolCall::new(
+        ticket.call_id.clone(),
+        ticket.tool.clone(),
+        ticket.arguments.clone(),
+    );
+    match &ticket.idempotency_key {
+        Some(key) => call.with_idempotency_key(key.clone()),
+        None => call,
+    }
+}
+
+/// A result as the journal keeps it.
+#[derive(Serialize, Deserialize)]
+struct Recorded {
+    call_id: String,
+    name: String,
+    outcome: Result<ToolOutput, ToolError>,
+    view: Option<ModelView>,
+    repairs: Vec<String>,
+    effect: Option<Effect>,
+    duplicate: bool,
+    ticket: Option<Box<ApprovalTicket>>,
+    source: Option<String>,
+    program: Option<String>,
+}
+
+impl From<ToolResult> for Recorded {
+    fn from(result: ToolResult) -> Self {
+        Recorded {
+            call_id: result.call_id,
+            name: result.name,
+            outcome: result.outcome,
+            view: result.view,
+            repairs: result.repairs,
+            effect: result.effect,
+            duplicate: result.duplicate,
+            ticket: result.ticket,
+            source: result.source.map(|source| source.to_string()),
+            program: result.program,
+        }
+    }
+}
+
+impl From<Recorded> for ToolResult {
+    fn from(recorded: Recorded) -> Self {
+        ToolResult {
+            call_id: recorded.call_id,
+            name: recorded.name,
+            outcome: recorded.outcome,
+            view: recorded.view,
+            repairs: recorded.repairs,
+            effect: recorded.effect,
+            duplicate: recorded.duplicate,
+            ticket: recorded.ticket,
+            source: recorded.source.map(Into::into),
+            program: recorded.program,
+        }
+    }
+}
