@@ -181,7 +181,18 @@ impl Journal {
         });
         restate.journaled(format!("{name}: started"), mark).await?;
         let run: Work<HandlerResult<Json<Recorded>>> = Box::pin(async move {
-            let result = work(fresh.load(Ordering::SeqCst)).await;
+            let fresh = fresh.load(Ordering::SeqCst);
+            let result = work(fresh).await;
+            // Run again in doubt, a keyed call can find its key still claimed by the
+            // attempt that died: not an outcome to keep. Restate retries the step, and by
+            // then the claim's lease is over and the store answers.
+            if !fresh && still_claimed(&result) {
+                return Err(format!(
+                    "'{}' was in doubt and its idempotency key is still claimed by the attempt that stopped; retrying once the claim's lease is over",
+                    result.name
+                )
+                .into());
+            }
             Ok(Json(Recorded::from(result)))
         });
         let Json(recorded) = restate.journaled(name.to_owned(), run).await?;
@@ -254,6 +265,14 @@ macro_rules! journal_context {
 }
 
 journal_context!(Context, ObjectContext, WorkflowContext);
+
+/// Whether `result` says its key is claimed by an attempt still running (as far as the
+/// store knows), so the call did not run.
+fn still_claimed(result: &ToolResult) -> bool {
+    result
+        .error()
+        .is_some_and(|error| error.kind == ErrorKind::Conflict && error.retryable)
+}
 
 /// The call a ticket approves, for deciding it when its process died mid-run.
 fn ticket_call(ticket: &ApprovalTicket) -> ToolCall {
