@@ -37,9 +37,14 @@ fn free_port() -> u16 {
 
 impl RestateServer {
     fn start(binary: &Path) -> Self {
+        Self::start_with(binary, &[])
+    }
+
+    fn start_with(binary: &Path, env: &[(&str, &str)]) -> Self {
         let dir = std::env::temp_dir().join(format!("toolwright-restate-{}", free_port()));
         let (ingress, admin, node) = (free_port(), free_port(), free_port());
         let child = Command::new(binary)
+            .envs(env.iter().copied())
             .args([
                 "--base-dir",
                 dir.to_str().unwrap(),
@@ -281,4 +286,197 @@ fn a_run_waits_for_approval_and_runs_each_call_once() {
         answers
     );
     assert_eq!(REFUNDED.load(Ordering::SeqCst), 1);
+}
+
+/// A small xorshift: kill times spread and replayable from the printed seed.
+struct Random(u64);
+
+impl Random {
+    fn below(&mut self, bound: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % bound
+    }
+}
+
+/// The example agent (examples/restate_agent.rs) as a process of its own, on `port`.
+fn agent_process(binary: &Path, port: u16, work: &Path) -> Child {
+    let child = Command::new(binary)
+        .args([
+            "--port",
+            &port.to_string(),
+            "--lease-ms",
+            "300",
+            "--pause-ms",
+            "60",
+        ])
+        .arg("--store")
+        .arg(work.join("agent.redb"))
+        .arg("--ledger")
+        .arg(work.join("ledger"))
+        .arg("--approvals")
+        .arg(work.join("approvals"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the example agent starts");
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the agent listens"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child
+}
+
+/// The service process is killed with SIGKILL at random moments of 25 agent runs (each:
+/// a look-up, a payout that waits for approval, a cancellation), at least 100 times, and
+/// started again; Restate re-invokes the runs. Then: every run completes; no payout (an
+/// external call, keyed) and no cancellation (destructive, unkeyed) happens twice; a
+/// cancellation cut mid-step is surfaced as "outcome unknown", never run again; every
+/// run nothing was in doubt in answers as an uninterrupted run does.
+#[test]
+fn killing_the_service_at_random_moments_never_repeats_an_effect() {
+    let Some(restate) = support::restate_server() else {
+        return;
+    };
+    let agent = support::example_binary("restate_agent", &["restate_agent"]);
+    // Retries come quickly, so the runs finish within the test.
+    let server = RestateServer::start_with(
+        &restate,
+        &[
+            ("RESTATE_DEFAULT_RETRY_POLICY__INITIAL_INTERVAL", "50ms"),
+            ("RESTATE_DEFAULT_RETRY_POLICY__MAX_INTERVAL", "300ms"),
+            ("RESTATE_DEFAULT_RETRY_POLICY__MAX_ATTEMPTS", "100000"),
+        ],
+    );
+    let work = std::env::temp_dir().join(format!("toolwright-restate-agent-{}", free_port()));
+    std::fs::create_dir_all(work.join("approvals")).unwrap();
+    let port = free_port();
+    let mut process = agent_process(&agent, port, &work);
+    server.register(format!("127.0.0.1:{port}").parse().unwrap());
+
+    const RUNS: usize = 25;
+    let start_run = |run: usize| {
+        let (status, body) = post(
+            &format!("{}/AgentRun/r{run}/run/send", server.ingress),
+            &json!(format!("O{run}")).to_string(),
+        );
+        assert!((200..300).contains(&status), "send: {status} {body}");
+    };
+    // A person approves every payout, once per awakeable, from outside the agent.
+    let approver = {
+        let (dir, ingress) = (work.join("approvals"), server.ingress.clone());
+        std::thread::spawn(move || {
+            let mut decided = std::collections::HashSet::new();
+            let started = Instant::now();
+            while decided.len() < RUNS && started.elapsed() < Duration::from_secs(240) {
+                for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                    let awakeable = entry.file_name().to_string_lossy().into_owned();
+                    let Ok(ticket) = std::fs::read_to_string(entry.path()) else {
+                        continue;
+                    };
+                    let Ok(ticket) = serde_json::from_str::<Value>(&ticket) else {
+                        continue;
+                    };
+                    if decided.insert(awakeable.clone()) {
+                        let decision = json!({"decision": "approve", "digest": ticket["digest"]});
+                        post(
+                            &format!("{ingress}/restate/awakeables/{awakeable}/resolve"),
+                            &decision.to_string(),
+                        );
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    let seed = std::env::var("TOOLWRIGHT_CRASH_SEED")
+        .ok()
+        .and_then(|seed| seed.parse().ok())
+        .unwrap_or_else(|| (u64::from(std::process::id()) * 2_654_435_761) | 1);
+    eprintln!("restate crash test: seed {seed} (TOOLWRIGHT_CRASH_SEED replays it)");
+    let mut random = Random(seed);
+    let output = |run: usize| {
+        get(&format!(
+            "{}/restate/workflow/AgentRun/r{run}/output",
+            server.ingress
+        ))
+        .filter(|(status, _)| *status == 200)
+        .map(|(_, body)| serde_json::from_str::<Vec<String>>(&body).unwrap())
+    };
+    // A run starts every fourth kill, so kills fall on every stage of some run, and
+    // some runs go between two kills untouched.
+    let mut kills = 0;
+    while kills < 100 {
+        if kills % 4 == 0 {
+            start_run(kills / 4);
+        }
+        std::thread::sleep(Duration::from_millis(20 + random.below(400)));
+        process.kill().unwrap();
+        process.wait().unwrap();
+        kills += 1;
+        process = agent_process(&agent, port, &work);
+    }
+    let started = Instant::now();
+    let answers: Vec<Vec<String>> = (0..RUNS)
+        .map(|run| {
+            loop {
+                if let Some(answers) = output(run) {
+                    break answers;
+                }
+                assert!(
+                    started.elapsed() < Duration::from_secs(180),
+                    "run r{run} completes after the kills"
+                );
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        })
+        .collect();
+    process.kill().unwrap();
+    process.wait().unwrap();
+    approver.join().unwrap();
+
+    let ledger = std::fs::read_to_string(work.join("ledger")).unwrap_or_default();
+    let count = |line: &str| ledger.lines().filter(|l| *l == line).count();
+    let (mut unknown_payouts, mut unknown_cancels, mut whole) = (0, 0, 0);
+    for (run, answers) in answers.iter().enumerate() {
+        let order = format!("O{run}");
+        assert_eq!(answers.len(), 3, "r{run}: {answers:?}");
+        assert!(answers[0].contains("120 EUR"), "r{run}: {answers:?}");
+        let (payouts, cancels) = (
+            count(&format!("payout {order} 120")),
+            count(&format!("cancel {order}")),
+        );
+        assert!(payouts <= 1, "r{run}: the payout happened {payouts} times");
+        assert!(
+            cancels <= 1,
+            "r{run}: the cancellation happened {cancels} times"
+        );
+        if answers[1] == format!("paid 120 EUR for {order}") {
+            assert_eq!(payouts, 1, "r{run}: paid, and in the ledger once");
+        } else {
+            assert!(answers[1].contains("outcome"), "r{run}: {answers:?}");
+            unknown_payouts += 1;
+        }
+        if answers[2] == format!("cancelled the subscription of {order}") {
+            assert_eq!(cancels, 1, "r{run}: cancelled, and in the ledger once");
+        } else {
+            assert!(
+                answers[2].contains("outcome unknown"),
+                "r{run}: {answers:?}"
+            );
+            unknown_cancels += 1;
+        }
+        if answers[1].starts_with("paid") && answers[2].starts_with("cancelled") {
+            whole += 1;
+        }
+    }
+    eprintln!(
+        "restate crash test: {RUNS} runs, {kills} kills; {whole} runs answered as uninterrupted; in doubt and surfaced: {unknown_payouts} payouts, {unknown_cancels} cancellations; effects twice: 0"
+    );
+    let _ = std::fs::remove_dir_all(&work);
 }

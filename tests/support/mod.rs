@@ -33,31 +33,30 @@ pub fn server_binary() -> &'static Path {
                 features.push(feature);
             }
         }
-        let output = Command::new(env!("CARGO"))
-            .current_dir(MANIFEST_DIR)
-            .args([
-                "build",
-                "-p",
-                "toolwright-examples",
-                "--example",
-                "mcp_server",
-            ])
-            .arg("--message-format=json")
-            .args(["--features", &features.join(",")])
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building the example server failed"
-        );
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|message| message["target"]["name"] == "mcp_server")
-            .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-            .expect("cargo names the example's executable")
+        example_binary("mcp_server", &features)
     })
+}
+
+/// The example `name` of the examples package, built with `features`: its executable.
+pub fn example_binary(name: &str, features: &[&str]) -> PathBuf {
+    let output = Command::new(env!("CARGO"))
+        .current_dir(MANIFEST_DIR)
+        .args(["build", "-p", "toolwright-examples", "--example", name])
+        .arg("--message-format=json")
+        .args(["--features", &features.join(",")])
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "building the example {name} failed"
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|message| message["target"]["name"] == name)
+        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+        .expect("cargo names the example's executable")
 }
 
 /// The example server on Streamable HTTP, on a port the system chose.

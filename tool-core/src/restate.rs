@@ -120,7 +120,7 @@ impl Journal {
                         if fresh {
                             journal.registry.dispatch(&journal.ctx, call).await
                         } else {
-                            journal.in_doubt(call, false).await
+                            journal.in_doubt(call, None).await
                         }
                     })
                 })
@@ -153,7 +153,9 @@ impl Journal {
                             .resume(&journal.ctx, &ticket, decision)
                             .await
                     } else {
-                        journal.in_doubt(ticket_call(&ticket), true).await
+                        journal
+                            .in_doubt(ticket_call(&ticket), Some((*ticket, decision)))
+                            .await
                     }
                 })
             })
@@ -199,11 +201,20 @@ impl Journal {
         Ok(recorded.into())
     }
 
-    /// A call an earlier attempt started and never recorded: decided by its effect.
-    async fn in_doubt(&self, call: ToolCall, decided: bool) -> ToolResult {
+    /// A call an earlier attempt started and never recorded: decided by its effect. Run
+    /// again, a decided call is decided again (`decided`: the ticket and the decision), so
+    /// it neither asks a second time nor runs twice where the ticket's record says it ran.
+    async fn in_doubt(
+        &self,
+        call: ToolCall,
+        decided: Option<(ApprovalTicket, ApprovalDecision)>,
+    ) -> ToolResult {
         let registry = &*self.registry;
-        match in_doubt::verdict(registry, &self.ctx, &call, decided) {
-            InDoubt::Run => registry.dispatch(&self.ctx, call).await,
+        match in_doubt::verdict(registry, &self.ctx, &call, decided.is_some()) {
+            InDoubt::Run => match decided {
+                Some((ticket, decision)) => registry.resume(&self.ctx, &ticket, decision).await,
+                None => registry.dispatch(&self.ctx, call).await,
+            },
             InDoubt::Reconcile => in_doubt::reconciled(registry, &self.ctx, call).await,
             InDoubt::Fail(message) => {
                 let error =

@@ -19,6 +19,8 @@
 
 pub(crate) mod claim;
 mod gate;
+// Only what keeps calls beyond their request decides calls in doubt.
+#[cfg(any(feature = "mcp", feature = "restate"))]
 pub(crate) mod in_doubt;
 mod resume;
 mod run;
