@@ -181,7 +181,9 @@ pub mod mcp {
 /// journaled step, every approval a durable wait, every effect once across crashes.
 #[cfg(feature = "restate")]
 pub mod restate {
-    pub use toolwright_core::restate::{Journal, JournalContext, OnApproval, Pending, Work};
+    pub use toolwright_core::restate::{
+        Journal, JournalContext, MAX_ENTRY_BYTES, OnApproval, Pending, Work,
+    };
 }
 
 /// Calls that outlive their request (MCP Tasks, feature `mcp`): kept in the registry's

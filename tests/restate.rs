@@ -158,6 +158,18 @@ fn refund(
     Ok(format!("refunded {order}"))
 }
 
+/// Read the whole log.
+#[tool(effect = "read_only")]
+fn read_log() -> String {
+    "x".repeat(300_000)
+}
+
+/// Say whether the service answers.
+#[tool(effect = "read_only")]
+fn ping() -> String {
+    "pong".into()
+}
+
 /// The awakeables runs wait on, with the tickets to decide.
 type Waiting = Arc<Mutex<Vec<(String, Value)>>>;
 
@@ -165,6 +177,7 @@ type Waiting = Arc<Mutex<Vec<(String, Value)>>>;
 struct AgentRun {
     registry: Arc<Registry>,
     waiting: Waiting,
+    max_entry_bytes: usize,
 }
 
 #[restate_sdk::workflow]
@@ -180,7 +193,8 @@ impl AgentRun {
             .on_approval(move |awakeable, ticket| {
                 let ticket = serde_json::to_value(ticket).unwrap();
                 waiting.lock().unwrap().push((awakeable.to_owned(), ticket));
-            });
+            })
+            .max_entry_bytes(self.max_entry_bytes);
         let mut answers = Vec::new();
         for (index, (name, arguments)) in calls.into_inner().into_iter().enumerate() {
             let call = ToolCall::new(format!("call-{index}"), name, arguments);
@@ -231,6 +245,7 @@ fn a_run_waits_for_approval_and_runs_each_call_once() {
     let endpoint = serve(AgentRun {
         registry: Arc::new(registry),
         waiting: waiting.clone(),
+        max_entry_bytes: toolwright::restate::MAX_ENTRY_BYTES,
     });
     server.register(endpoint);
 
@@ -286,6 +301,41 @@ fn a_run_waits_for_approval_and_runs_each_call_once() {
         answers
     );
     assert_eq!(REFUNDED.load(Ordering::SeqCst), 1);
+}
+
+/// A result over the journal's limit is recorded as an error saying the call ran and its
+/// result was not kept, not sent to the server to be refused.
+#[test]
+fn a_result_too_large_for_the_journal_is_recorded_as_not_kept() {
+    let Some(binary) = support::restate_server() else {
+        return;
+    };
+    let server = RestateServer::start(&binary);
+    let registry = Registry::builder()
+        .with(ReadLog)
+        .with(Ping)
+        .build()
+        .unwrap();
+    let endpoint = serve(AgentRun {
+        registry: Arc::new(registry),
+        waiting: Arc::default(),
+        max_entry_bytes: 100_000,
+    });
+    server.register(endpoint);
+    let calls = json!([["read_log", {}], ["ping", {}]]);
+    let (status, body) = post(
+        &format!("{}/AgentRun/big-1/run", server.ingress),
+        &calls.to_string(),
+    );
+    assert_eq!(status, 200, "{body}");
+    let answers: Vec<String> = serde_json::from_str(&body).unwrap();
+    assert!(
+        answers[0].contains("'read_log' ran, but its result")
+            && answers[0].contains("over the 100000 bytes a journal entry may hold"),
+        "{}",
+        answers[0]
+    );
+    assert_eq!(answers[1], "pong", "the run goes on");
 }
 
 /// A small xorshift: kill times spread and replayable from the printed seed.

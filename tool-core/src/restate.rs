@@ -62,7 +62,12 @@ pub struct Journal {
     ctx: Arc<Context>,
     run: String,
     on_approval: Option<OnApproval>,
+    max_entry_bytes: usize,
 }
+
+/// The largest result a [`Journal`] records by default: below the 10 MiB at which the
+/// Restate server warns, and the 32 MiB it refuses.
+pub const MAX_ENTRY_BYTES: usize = 8 << 20;
 
 impl Journal {
     /// Calls of `registry` in the run named `run` (a workflow's key, an invocation id:
@@ -74,6 +79,7 @@ impl Journal {
             ctx,
             run: run.into(),
             on_approval: None,
+            max_entry_bytes: MAX_ENTRY_BYTES,
         }
     }
 
@@ -86,6 +92,15 @@ impl Journal {
         on_approval: impl Fn(&str, &ApprovalTicket) + Send + Sync + 'static,
     ) -> Self {
         self.on_approval = Some(Arc::new(on_approval));
+        self
+    }
+
+    /// The largest result, as JSON, a step records (default [`MAX_ENTRY_BYTES`]; keep it
+    /// under the server's `worker.invoker.message-size-limit`). A larger one is recorded
+    /// as an error saying the call ran and its result was not kept: keep full outputs out
+    /// of results with an artifact store, or lower the tool's output budget.
+    pub fn max_entry_bytes(mut self, bytes: usize) -> Self {
+        self.max_entry_bytes = bytes;
         self
     }
 
@@ -175,6 +190,7 @@ impl Journal {
     where
         C: JournalContext<'ctx>,
     {
+        let (registry, max) = (self.registry.clone(), self.max_entry_bytes);
         let fresh = Arc::new(AtomicBool::new(false));
         let marked = fresh.clone();
         let mark: Work<HandlerResult<()>> = Box::pin(async move {
@@ -195,7 +211,13 @@ impl Journal {
                 )
                 .into());
             }
-            Ok(Json(Recorded::from(result)))
+            let recorded = Recorded::from(result);
+            let size = json_len(&recorded);
+            if size > max {
+                let kept = too_large(&registry, recorded.into(), size, max);
+                return Ok(Json(Recorded::from(kept)));
+            }
+            Ok(Json(recorded))
         });
         let Json(recorded) = restate.journaled(name.to_owned(), run).await?;
         Ok(recorded.into())
@@ -276,6 +298,45 @@ macro_rules! journal_context {
 }
 
 journal_context!(Context, ObjectContext, WorkflowContext);
+
+/// How many bytes `value` takes as JSON (counted, not written).
+fn json_len(value: &impl Serialize) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+/// What is recorded in place of a result too large for a journal entry.
+fn too_large(registry: &Registry, result: ToolResult, size: usize, max: usize) -> ToolResult {
+    let error = ToolError::new(
+        ErrorKind::Failed,
+        format!(
+            "'{}' ran, but its result ({size} bytes as JSON) is over the {max} bytes a journal entry may hold here, so it was not kept",
+            result.name
+        ),
+    )
+    .with_retryable(false)
+    .with_hint("do not call it again for the same thing: it took effect; the harness should keep full outputs out of results (an artifact store, or a smaller output budget)");
+    let notes = crate::dispatch::Notes {
+        entry: registry.entry(&result.name),
+        ..Default::default()
+    };
+    registry.finish(
+        (result.call_id, result.name, result.program),
+        Err(error),
+        notes,
+    )
+}
 
 /// Whether `result` says its key is claimed by an attempt still running (as far as the
 /// store knows), so the call did not run.
