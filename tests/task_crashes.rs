@@ -28,21 +28,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{HttpServer, stateless_with_meta, try_post_to};
+use crate::support::{HttpServer, Random, stateless_with_meta, try_post_to};
 
 const SECRET: &str = "task-crash-secret-0123456789abcdef";
-
-/// A small xorshift: enough spread for kill times, and replayable from its seed.
-struct Random(u64);
-
-impl Random {
-    fn below(&mut self, bound: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % bound
-    }
-}
 
 fn server(store: &str, ledger: &Path) -> HttpServer {
     HttpServer::start_with(
@@ -150,18 +138,9 @@ fn settle(server: &HttpServer, task: &str) -> Value {
 }
 
 fn crash_runs(store: &str, name: &str, runs: usize) -> Counts {
-    let seed = std::env::var("TOOLWRIGHT_CRASH_SEED")
-        .ok()
-        .and_then(|seed| seed.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-                | 1
-        });
+    let mut random = Random::seeded();
+    let seed = random.seed();
     eprintln!("task crashes on {name}: seed {seed}");
-    let mut random = Random(seed);
     let ledger: PathBuf = std::env::temp_dir().join(format!(
         "toolwright-task-crashes-{name}-{}.log",
         std::process::id()

@@ -399,3 +399,36 @@ pub fn registry_of_specs(
     }
     builder.build().expect("valid names")
 }
+
+/// A small xorshift for crash tests: enough spread for kill times, and replayable from
+/// its seed (`TOOLWRIGHT_CRASH_SEED`, else the clock; printed by the test).
+pub struct Random(u64);
+
+impl Random {
+    /// Seeded from `TOOLWRIGHT_CRASH_SEED` when set, else from the clock.
+    pub fn seeded() -> Self {
+        let seed = std::env::var("TOOLWRIGHT_CRASH_SEED")
+            .ok()
+            .and_then(|seed| seed.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap()
+                    .as_nanos() as u64
+                    | 1
+            });
+        Random(seed)
+    }
+
+    /// The seed, to print (`TOOLWRIGHT_CRASH_SEED` replays it).
+    pub fn seed(&self) -> u64 {
+        self.0
+    }
+
+    pub fn below(&mut self, bound: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % bound
+    }
+}
