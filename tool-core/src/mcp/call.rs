@@ -287,3 +287,16 @@ const RESUME_TAKES: &str = "toolwright/resume takes {\"ticket\": <the ticket fro
     \"approve\", \"digest\": <the ticket's digest>}} (or {\"decision\": \"decline\", \
     \"digest\": ..., \"reason\": ...}, or {\"decision\": \"approve_with_edits\", \"digest\": \
     ..., \"arguments\": {...}})";
+
+/// The answer to [`RESUME_METHOD`](super::RESUME_METHOD) on a server that did not allow
+/// clients to decide tickets: what would turn it on, and who decides meanwhile.
+pub(super) fn resume_off() -> ErrorData {
+    ErrorData::new(
+        rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+        "toolwright/resume is off on this server: clients may decide approval tickets only \
+         when the server allows it, with `McpServer::with_client_approval()` (the example \
+         server: `--client-approval`); until then the harness decides them \
+         (`Registry::resume`)",
+        None,
+    )
+}

@@ -480,17 +480,7 @@ impl ServerHandler for McpServer {
                 .map_err(|error| ErrorData::internal_error(error.to_string(), None));
         }
         if method == RESUME_METHOD {
-            return Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!(
-                    "{RESUME_METHOD} is off on this server: clients may decide approval \
-                     tickets only when the server allows it, with \
-                     `McpServer::with_client_approval()` (the example server: \
-                     `--client-approval`); until then the harness decides them \
-                     (`Registry::resume`)"
-                ),
-                None,
-            ));
+            return Err(call::resume_off());
         }
         let malformed = messages::malformed_params(&method, params.as_ref());
         if let Some(answer) = self.legacy_request(&method, params, context).await {
