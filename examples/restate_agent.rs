@@ -1,8 +1,11 @@
 //! An agent run on Restate: a workflow that alternates a model turn (scripted here,
-//! journaled as a step) and the calls it asks for, each a journaled step through a
+//! journaled as a step) and the batch of calls it asks for, scheduled by effect (the
+//! reads together, one step; the payout and the cancellation each alone) through a
 //! toolwright registry; a payout waits for a person's approval on a Restate awakeable.
 //! A crash at any point is survived: Restate replays the run, recorded calls are served
-//! from the journal, and a call cut mid-step is decided by its effect.
+//! from the journal, and a call cut mid-step is decided by its effect: the payout by its
+//! reconciliation (the ledger says whether it was paid; if not, it is paid now), the
+//! cancellation, which has none, reported "outcome unknown", never run twice.
 //!
 //!     restate="$(scripts/test/restate-server)"; "$restate" --base-dir /tmp/restate &
 //!     cargo run --example restate_agent --features restate_agent -- \
@@ -37,7 +40,9 @@ use serde_json::{Value, json};
 use toolwright::idempotency::{Idempotency, RedbStore};
 use toolwright::policy::AllowAll;
 use toolwright::restate::Journal;
-use toolwright::{Context, Registry, ToolCall, ToolError, ToolSettings, tool};
+use toolwright::{
+    Context, Reconciled, Registry, ToolCall, ToolError, ToolOutput, ToolSettings, tool,
+};
 
 /// Where effects are written, and how long each takes.
 struct World {
@@ -68,8 +73,17 @@ fn look_up(
     format!("order {order}: 120 EUR, customer wants a refund and no more deliveries")
 }
 
+/// When the orders' deliveries stop. Use before cancelling a subscription.
+#[tool(effect = "read_only")]
+fn delivery_status(
+    /// The order, like `A-1`.
+    order: String,
+) -> String {
+    format!("order {order}: delivered monthly, next delivery on the 1st")
+}
+
 /// Pay an amount back to the order's customer. Use once the order was looked up.
-#[tool(effect = "external")]
+#[tool(effect = "external", reconcile = payout_made)]
 async fn send_payout(
     /// The order, like `A-1`.
     order: String,
@@ -82,6 +96,32 @@ async fn send_payout(
     world.happen(&format!("payout {order} {amount}"))?;
     tokio::time::sleep(world.pause).await;
     Ok(format!("paid {amount} EUR for {order}"))
+}
+
+/// Whether `send_payout` paid `amount` for `order` before its process died: the ledger
+/// says (the world, never this process's memory). The answer is written to the ledger
+/// too, for the crash test to count.
+async fn payout_made(ctx: &Context, order: &String, amount: &u32) -> Reconciled {
+    let Some(world) = ctx.get::<World>() else {
+        return Reconciled::Unknown("no ledger to look in".into());
+    };
+    let line = format!("payout {order} {amount}");
+    let found = match std::fs::read_to_string(&world.ledger) {
+        Ok(text) if text.lines().any(|l| l == line) => Reconciled::Happened(Ok(ToolOutput::Text(
+            format!("paid {amount} EUR for {order}"),
+        ))),
+        Ok(_) => Reconciled::DidNotHappen,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Reconciled::DidNotHappen,
+        Err(error) => return Reconciled::Unknown(format!("the ledger cannot be read: {error}")),
+    };
+    let said = match found {
+        Reconciled::Happened(_) => "happened",
+        _ => "did not happen",
+    };
+    match world.happen(&format!("checked payout {order}: {said}")) {
+        Ok(()) => found,
+        Err(error) => Reconciled::Unknown(error.message),
+    }
 }
 
 /// Stop the order's subscription. Use when the customer wants no more deliveries.
@@ -101,7 +141,10 @@ async fn cancel_subscription(
 /// read `seen` (the answers so far); `None` when it has its final answer.
 fn model_turn(turn: usize, order: &str, seen: &[String]) -> Option<Vec<(String, Value)>> {
     match turn {
-        0 => Some(vec![("look_up".into(), json!({"order": order}))]),
+        0 => Some(vec![
+            ("look_up".into(), json!({"order": order})),
+            ("delivery_status".into(), json!({"order": order})),
+        ]),
         1 if seen.iter().any(|answer| answer.contains("120 EUR")) => Some(vec![
             ("send_payout".into(), json!({"order": order, "amount": 120})),
             ("cancel_subscription".into(), json!({"order": order})),
@@ -143,9 +186,13 @@ impl AgentRun {
                 .name(format!("model turn {turn}"))
                 .await?;
             let Some(calls) = calls else { break };
-            for (index, (name, arguments)) in calls.into_iter().enumerate() {
-                let call = ToolCall::new(format!("t{turn}-{index}"), name, arguments);
-                let result = journal.dispatch(&ctx, call).await?;
+            // Scheduled by effect: the reads together (one step), the rest one by one.
+            let calls = (calls.into_iter().enumerate())
+                .map(|(index, (name, arguments))| {
+                    ToolCall::new(format!("t{turn}-{index}"), name, arguments)
+                })
+                .collect();
+            for result in journal.dispatch_batch(&ctx, calls).await? {
                 seen.push(result.for_model().to_owned());
             }
         }
@@ -179,10 +226,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|_| "restate-agent-development-secret-0123".into());
     let registry = Registry::builder()
         .with(LookUp)
+        .with(DeliveryStatus)
         .with(SendPayout)
         .with(CancelSubscription)
         // The payout asks a person (the default policy for an external tool); the rest run.
         .configure("look_up", ToolSettings::new().policy(AllowAll))
+        .configure("delivery_status", ToolSettings::new().policy(AllowAll))
         .configure("cancel_subscription", ToolSettings::new().policy(AllowAll))
         .with_idempotency(idempotency)
         .with_approval_secret(secret)

@@ -4,8 +4,8 @@
 //! suspends the run on an awakeable that a person's decision, sent to Restate's ingress
 //! from elsewhere, resolves; the decided call runs once.
 
-use std::net::{SocketAddr, TcpListener};
-use std::path::{Path, PathBuf};
+use std::net::SocketAddr;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -18,128 +18,7 @@ use toolwright::{Context, Registry, ToolCall, ToolError, tool};
 
 use crate::support;
 use crate::support::Random;
-
-/// A Restate server on loopback ports of its own, with its data in a temporary
-/// directory; killed and removed when dropped.
-struct RestateServer {
-    child: Child,
-    dir: PathBuf,
-    ingress: String,
-    admin: String,
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-impl RestateServer {
-    fn start(binary: &Path) -> Self {
-        Self::start_with(binary, &[])
-    }
-
-    fn start_with(binary: &Path, env: &[(&str, &str)]) -> Self {
-        let dir = std::env::temp_dir().join(format!("toolwright-restate-{}", free_port()));
-        let (ingress, admin, node) = (free_port(), free_port(), free_port());
-        let child = Command::new(binary)
-            .envs(env.iter().copied())
-            .args([
-                "--base-dir",
-                dir.to_str().unwrap(),
-                "--node-name",
-                "test",
-                "--no-logo",
-            ])
-            .env(
-                "RESTATE_INGRESS__BIND_ADDRESS",
-                format!("127.0.0.1:{ingress}"),
-            )
-            .env("RESTATE_ADMIN__BIND_ADDRESS", format!("127.0.0.1:{admin}"))
-            .env("RESTATE_BIND_ADDRESS", format!("127.0.0.1:{node}"))
-            .env(
-                "RESTATE_ADVERTISED_ADDRESS",
-                format!("http://127.0.0.1:{node}"),
-            )
-            .env("RESTATE_DISABLE_TELEMETRY", "true")
-            // Small: two partitions and 256 MiB for RocksDB start in a fifth of a second
-            // with 4 MiB of data (the defaults: 24 and 2 GiB, 220 MiB on disk).
-            .env("RESTATE_DEFAULT_NUM_PARTITIONS", "2")
-            .env("RESTATE_ROCKSDB_TOTAL_MEMORY_SIZE", "256MiB")
-            .env("RESTATE_LISTEN_MODE", "tcp")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the Restate server starts");
-        let server = RestateServer {
-            child,
-            dir,
-            ingress: format!("http://127.0.0.1:{ingress}"),
-            admin: format!("http://127.0.0.1:{admin}"),
-        };
-        let started = Instant::now();
-        while get(&format!("{}/health", server.admin)).is_none() {
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "the Restate server answers its health check within a minute"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        server
-    }
-
-    /// Registers the service endpoint at `endpoint` (the server discovers its services).
-    fn register(&self, endpoint: SocketAddr) {
-        let (status, body) = post(
-            &format!("{}/deployments", self.admin),
-            &json!({"uri": format!("http://{endpoint}")}).to_string(),
-        );
-        assert!(
-            (200..300).contains(&status),
-            "registration: {status} {body}"
-        );
-    }
-}
-
-impl Drop for RestateServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(120)))
-        .build()
-        .new_agent()
-}
-
-fn get(url: &str) -> Option<(u16, String)> {
-    let mut response = agent().get(url).call().ok()?;
-    let status = response.status().as_u16();
-    Some((
-        status,
-        response.body_mut().read_to_string().unwrap_or_default(),
-    ))
-}
-
-fn post(url: &str, body: &str) -> (u16, String) {
-    let mut response = agent()
-        .post(url)
-        .header("Content-Type", "application/json")
-        .send(body)
-        .unwrap_or_else(|error| panic!("POST {url}: {error}"));
-    let status = response.status().as_u16();
-    (
-        status,
-        response.body_mut().read_to_string().unwrap_or_default(),
-    )
-}
+use crate::support::restate_server::{RestateServer, free_port, get, post};
 
 static LOOKED_UP: AtomicUsize = AtomicUsize::new(0);
 static REFUNDED: AtomicUsize = AtomicUsize::new(0);
@@ -377,11 +256,13 @@ fn agent_process(binary: &Path, port: u16, work: &Path) -> Child {
 }
 
 /// The service process is killed with SIGKILL at random moments of 25 agent runs (each:
-/// a look-up, a payout that waits for approval, a cancellation), at least 100 times, and
-/// started again; Restate re-invokes the runs. Then: every run completes; no payout (an
-/// external call, keyed) and no cancellation (destructive, unkeyed) happens twice; a
-/// cancellation cut mid-step is surfaced as "outcome unknown", never run again; every
-/// run nothing was in doubt in answers as an uninterrupted run does.
+/// two look-ups in one step, a payout that waits for approval, a cancellation), at least
+/// 100 times, and started again; Restate re-invokes the runs. Then: every run completes;
+/// no payout (external, keyed, with a reconciliation) and no cancellation (destructive,
+/// keyed, without one) happens twice; a payout cut mid-step is decided by asking the
+/// ledger, and paid exactly once; a cancellation cut mid-step is surfaced as "outcome
+/// unknown", never run again; every run answers as an uninterrupted run of the same
+/// example does, but for the cancellations surfaced.
 #[test]
 fn killing_the_service_at_random_moments_never_repeats_an_effect() {
     let Some(restate) = support::restate_server() else {
@@ -417,7 +298,7 @@ fn killing_the_service_at_random_moments_never_repeats_an_effect() {
         std::thread::spawn(move || {
             let mut decided = std::collections::HashSet::new();
             let started = Instant::now();
-            while decided.len() < RUNS && started.elapsed() < Duration::from_secs(240) {
+            while decided.len() < RUNS + 1 && started.elapsed() < Duration::from_secs(240) {
                 for entry in std::fs::read_dir(&dir).unwrap().flatten() {
                     let awakeable = entry.file_name().to_string_lossy().into_owned();
                     let Ok(ticket) = std::fs::read_to_string(entry.path()) else {
@@ -438,19 +319,39 @@ fn killing_the_service_at_random_moments_never_repeats_an_effect() {
             }
         })
     };
+    let wait_for = |run: &str| {
+        let started = Instant::now();
+        loop {
+            if let Some((200, body)) = get(&format!(
+                "{}/restate/workflow/AgentRun/{run}/output",
+                server.ingress
+            )) {
+                break serde_json::from_str::<Vec<String>>(&body).unwrap();
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(180),
+                "run {run} completes"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    // The answers of a run nothing interrupts, for an order of its own.
+    let (status, body) = post(
+        &format!("{}/AgentRun/clean/run/send", server.ingress),
+        &json!("Oclean").to_string(),
+    );
+    assert!((200..300).contains(&status), "send: {status} {body}");
+    let clean = wait_for("clean");
+    assert_eq!(clean.len(), 4, "{clean:?}");
+    assert!(
+        clean[0].contains("120 EUR") && clean[1].contains("next delivery"),
+        "{clean:?}"
+    );
     let mut random = Random::seeded();
     eprintln!(
         "restate crash test: seed {} (TOOLWRIGHT_CRASH_SEED replays it)",
         random.seed()
     );
-    let output = |run: usize| {
-        get(&format!(
-            "{}/restate/workflow/AgentRun/r{run}/output",
-            server.ingress
-        ))
-        .filter(|(status, _)| *status == 200)
-        .map(|(_, body)| serde_json::from_str::<Vec<String>>(&body).unwrap())
-    };
     // A run starts every fourth kill, so kills fall on every stage of some run, and
     // some runs go between two kills untouched.
     let mut kills = 0;
@@ -464,62 +365,54 @@ fn killing_the_service_at_random_moments_never_repeats_an_effect() {
         kills += 1;
         process = agent_process(&agent, port, &work);
     }
-    let started = Instant::now();
-    let answers: Vec<Vec<String>> = (0..RUNS)
-        .map(|run| {
-            loop {
-                if let Some(answers) = output(run) {
-                    break answers;
-                }
-                assert!(
-                    started.elapsed() < Duration::from_secs(180),
-                    "run r{run} completes after the kills"
-                );
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        })
-        .collect();
+    let answers: Vec<Vec<String>> = (0..RUNS).map(|run| wait_for(&format!("r{run}"))).collect();
     process.kill().unwrap();
     process.wait().unwrap();
     approver.join().unwrap();
 
     let ledger = std::fs::read_to_string(work.join("ledger")).unwrap_or_default();
     let count = |line: &str| ledger.lines().filter(|l| *l == line).count();
-    let (mut unknown_payouts, mut unknown_cancels, mut whole) = (0, 0, 0);
+    let (mut paid_before, mut paid_again, mut unknown_cancels, mut whole) = (0, 0, 0, 0);
     for (run, answers) in answers.iter().enumerate() {
         let order = format!("O{run}");
-        assert_eq!(answers.len(), 3, "r{run}: {answers:?}");
-        assert!(answers[0].contains("120 EUR"), "r{run}: {answers:?}");
-        let (payouts, cancels) = (
-            count(&format!("payout {order} 120")),
-            count(&format!("cancel {order}")),
+        let uninterrupted: Vec<String> =
+            clean.iter().map(|a| a.replace("Oclean", &order)).collect();
+        assert_eq!(answers.len(), 4, "r{run}: {answers:?}");
+        assert_eq!(
+            answers[..3],
+            uninterrupted[..3],
+            "r{run}: the reads and the payout"
         );
-        assert!(payouts <= 1, "r{run}: the payout happened {payouts} times");
+        assert_eq!(
+            count(&format!("payout {order} 120")),
+            1,
+            "r{run}: paid once"
+        );
+        for line in ledger.lines() {
+            match line.strip_prefix(&format!("checked payout {order}: ")) {
+                Some("happened") => paid_before += 1,
+                Some(_) => paid_again += 1,
+                None => {}
+            }
+        }
+        let cancels = count(&format!("cancel {order}"));
         assert!(
             cancels <= 1,
             "r{run}: the cancellation happened {cancels} times"
         );
-        if answers[1] == format!("paid 120 EUR for {order}") {
-            assert_eq!(payouts, 1, "r{run}: paid, and in the ledger once");
-        } else {
-            assert!(answers[1].contains("outcome"), "r{run}: {answers:?}");
-            unknown_payouts += 1;
-        }
-        if answers[2] == format!("cancelled the subscription of {order}") {
+        if answers[3] == uninterrupted[3] {
             assert_eq!(cancels, 1, "r{run}: cancelled, and in the ledger once");
+            whole += 1;
         } else {
             assert!(
-                answers[2].contains("outcome unknown"),
+                answers[3].contains("outcome unknown"),
                 "r{run}: {answers:?}"
             );
             unknown_cancels += 1;
         }
-        if answers[1].starts_with("paid") && answers[2].starts_with("cancelled") {
-            whole += 1;
-        }
     }
     eprintln!(
-        "restate crash test: {RUNS} runs, {kills} kills; {whole} runs answered as uninterrupted; in doubt and surfaced: {unknown_payouts} payouts, {unknown_cancels} cancellations; effects twice: 0"
+        "restate crash test: {RUNS} runs, {kills} kills; {whole} runs answered as the uninterrupted run; payouts in doubt decided by the ledger: {paid_before} had happened, {paid_again} had not and were paid then, each paid once; cancellations in doubt and surfaced: {unknown_cancels}; effects twice: 0"
     );
     let _ = std::fs::remove_dir_all(&work);
 }

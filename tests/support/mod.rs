@@ -16,6 +16,10 @@ use serde_json::{Value, json};
 #[cfg(feature = "mcp")]
 pub mod wire;
 
+/// A throwaway Restate server (the Restate tests; the bench includes it by path).
+#[cfg(feature = "restate")]
+pub mod restate_server;
+
 pub const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The example server, built with this test's own features (so nothing is rebuilt).

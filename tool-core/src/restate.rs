@@ -8,9 +8,15 @@
 //! process died after it started and before its result was journaled is in doubt, and
 //! its tool's effect decides, as for a task (`guide::tasks`): a `read_only` or idempotent
 //! call, or one that claims its idempotency key, runs again (the key is the run's and the
-//! call's, the same on every attempt); another `write`, `destructive` or `external` call
-//! asks the tool's reconciliation when it has one, and otherwise ends "outcome unknown",
-//! never run a second time.
+//! call's, the same on every attempt, so the claim answers it); another `write`,
+//! `destructive` or `external` call, or a keyed one whose claim lapsed without an
+//! outcome, asks the tool's reconciliation when it has one (and runs again, under a key
+//! of its own, only when the world says it did not happen), and otherwise ends "outcome
+//! unknown", never run a second time.
+//!
+//! [`Journal::dispatch_batch`] runs a model turn's calls scheduled by effect, as
+//! [`Registry::dispatch_batch`] does: consecutive `read_only` calls together, as one
+//! step; every other call alone, in the order listed.
 //!
 //! A call that needs approval waits on a Restate awakeable: the handler is suspended
 //! (a waiting run costs nothing), the awakeable's id and the signed ticket are handed to
@@ -46,7 +52,7 @@ use crate::effect::Effect;
 use crate::error::{ErrorKind, ToolError};
 use crate::output::ModelView;
 use crate::registry::Registry;
-use crate::tool::ToolOutput;
+use crate::tool::{Reconciled, ToolOutput};
 
 /// Who is told that a call waits for a person: the awakeable to resolve, and the ticket
 /// to show. Called once per ticket, as a journaled step of its own.
@@ -120,7 +126,64 @@ impl Journal {
         'ctx: 'a,
     {
         Box::pin(async move {
-            let step = format!("toolwright {} {}", call.id, call.name);
+            let mut results = self.dispatch_batch(restate, vec![call]).await?;
+            Ok(results.pop().expect("a result for each call"))
+        })
+    }
+
+    /// Runs a model turn's `calls` as [`Journal::dispatch`] runs one, scheduled by
+    /// effect as [`Registry::dispatch_batch`] schedules them: consecutive `read_only`
+    /// calls run together, as one journaled step; every other call runs alone, in the
+    /// order listed, a step of its own. The results come in the order of the calls.
+    pub fn dispatch_batch<'a, 'ctx, C>(
+        &'a self,
+        restate: &'a C,
+        calls: Vec<ToolCall>,
+    ) -> Pin<Box<dyn Future<Output = Result<Vec<ToolResult>, TerminalError>> + Send + 'a>>
+    where
+        C: JournalContext<'ctx>,
+        'ctx: 'a,
+    {
+        Box::pin(async move {
+            let mut results = Vec::with_capacity(calls.len());
+            for turn in self.turns(calls) {
+                let names: Vec<String> = turn
+                    .iter()
+                    .map(|c| format!("{} {}", c.id, c.name))
+                    .collect();
+                let step = format!("toolwright {}", names.join(", "));
+                let journal = self.clone();
+                let firsts = self
+                    .step(restate, &step, move |fresh| {
+                        Box::pin(async move {
+                            let (registry, ctx) = (&*journal.registry, &*journal.ctx);
+                            match <[ToolCall; 1]>::try_from(turn) {
+                                Ok([call]) if fresh => vec![registry.dispatch(ctx, call).await],
+                                Ok([call]) => vec![journal.in_doubt(call, None).await],
+                                // Reads: run again, in doubt or not.
+                                Err(reads) => registry.dispatch_batch(ctx, reads).await,
+                            }
+                        })
+                    })
+                    .await?;
+                for first in firsts {
+                    results.push(self.approved(restate, first).await?);
+                }
+            }
+            Ok(results)
+        })
+    }
+
+    /// `calls`, each with an idempotency key (its own, or the run's and its id: the same
+    /// on every attempt), in turns: consecutive `read_only` calls together, every other
+    /// call alone.
+    fn turns(&self, calls: Vec<ToolCall>) -> Vec<Vec<ToolCall>> {
+        let read_only = |call: &ToolCall| {
+            (self.registry.get(&call.name))
+                .is_some_and(|tool| tool.spec().effect == Effect::ReadOnly)
+        };
+        let mut turns: Vec<Vec<ToolCall>> = Vec::new();
+        for call in calls {
             let call = match call.idempotency_key {
                 Some(_) => call,
                 None => {
@@ -128,65 +191,73 @@ impl Journal {
                     call.with_idempotency_key(key)
                 }
             };
-            let journal = self.clone();
-            let first = self
-                .step(restate, &step, move |fresh| {
-                    Box::pin(async move {
-                        if fresh {
-                            journal.registry.dispatch(&journal.ctx, call).await
-                        } else {
-                            journal.in_doubt(call, None).await
-                        }
-                    })
-                })
-                .await?;
-            let Some(ticket) = first.ticket.clone().filter(|_| {
-                self.on_approval.is_some()
-                    && first
-                        .error()
-                        .is_some_and(|error| error.kind == ErrorKind::AwaitingApproval)
-            }) else {
-                return Ok(first);
-            };
-            let (awakeable, decision) = restate.awakeable_json::<ApprovalDecision>();
-            let announce = self.on_approval.clone();
-            let (shown, id) = (ticket.clone(), awakeable.clone());
-            let asked: Work<HandlerResult<()>> = Box::pin(async move {
-                if let Some(announce) = announce {
-                    announce(&id, &shown);
-                }
-                Ok(())
-            });
-            restate.journaled(format!("{step}: asked"), asked).await?;
-            let decision = decision.await?;
-            let journal = self.clone();
-            self.step(restate, &format!("{step}: decided"), move |fresh| {
+            match turns.last_mut() {
+                Some(turn) if read_only(&call) && turn.iter().all(read_only) => turn.push(call),
+                _ => turns.push(vec![call]),
+            }
+        }
+        turns
+    }
+
+    /// `first`, or, when it waits for approval and someone is told of approvals, the
+    /// call as the person decided it: the run waits on an awakeable (suspended), and the
+    /// decided call is a step of its own.
+    async fn approved<'ctx, C>(
+        &self,
+        restate: &C,
+        first: ToolResult,
+    ) -> Result<ToolResult, TerminalError>
+    where
+        C: JournalContext<'ctx>,
+    {
+        let Some(ticket) = first.ticket.clone().filter(|_| {
+            self.on_approval.is_some()
+                && first
+                    .error()
+                    .is_some_and(|error| error.kind == ErrorKind::AwaitingApproval)
+        }) else {
+            return Ok(first);
+        };
+        let step = format!("toolwright {} {}", first.call_id, first.name);
+        let (awakeable, decision) = restate.awakeable_json::<ApprovalDecision>();
+        let announce = self.on_approval.clone();
+        let (shown, id) = (ticket.clone(), awakeable.clone());
+        let asked: Work<HandlerResult<()>> = Box::pin(async move {
+            if let Some(announce) = announce {
+                announce(&id, &shown);
+            }
+            Ok(())
+        });
+        restate.journaled(format!("{step}: asked"), asked).await?;
+        let decision = decision.await?;
+        let journal = self.clone();
+        let mut decided = self
+            .step(restate, &format!("{step}: decided"), move |fresh| {
                 Box::pin(async move {
-                    if fresh {
-                        journal
-                            .registry
-                            .resume(&journal.ctx, &ticket, decision)
-                            .await
+                    let (registry, ctx) = (&*journal.registry, &*journal.ctx);
+                    vec![if fresh {
+                        registry.resume(ctx, &ticket, decision).await
                     } else {
-                        journal
-                            .in_doubt(ticket_call(&ticket), Some((*ticket, decision)))
-                            .await
-                    }
+                        let call = ticket_call(&ticket);
+                        journal.in_doubt(call, Some((*ticket, decision))).await
+                    }]
                 })
             })
-            .await
-        })
+            .await?;
+        Ok(decided.pop().expect("the decided call's result"))
     }
 
     /// A journaled step that knows whether it runs for the first time: a marker step is
     /// journaled before it, so when the marker comes from the journal and the step still
     /// runs, an earlier attempt started the step and died before recording its result.
+    /// Its results over [`Journal::max_entry_bytes`] together are recorded, the largest
+    /// first, as calls that ran and were not kept.
     async fn step<'ctx, C>(
         &self,
         restate: &C,
         name: &str,
-        work: impl FnOnce(bool) -> Work<ToolResult> + Send + 'static,
-    ) -> Result<ToolResult, TerminalError>
+        work: impl FnOnce(bool) -> Work<Vec<ToolResult>> + Send + 'static,
+    ) -> Result<Vec<ToolResult>, TerminalError>
     where
         C: JournalContext<'ctx>,
     {
@@ -198,58 +269,102 @@ impl Journal {
             Ok(())
         });
         restate.journaled(format!("{name}: started"), mark).await?;
-        let run: Work<HandlerResult<Json<Recorded>>> = Box::pin(async move {
+        let run: Work<HandlerResult<Json<Vec<Recorded>>>> = Box::pin(async move {
             let fresh = fresh.load(Ordering::SeqCst);
-            let result = work(fresh).await;
+            let results = work(fresh).await;
             // Run again in doubt, a keyed call can find its key still claimed by the
             // attempt that died: not an outcome to keep. Restate retries the step, and by
             // then the claim's lease is over and the store answers.
-            if !fresh && still_claimed(&result) {
+            if let Some(claimed) = results.iter().find(|r| !fresh && still_claimed(r)) {
                 return Err(format!(
                     "'{}' was in doubt and its idempotency key is still claimed by the attempt that stopped; retrying once the claim's lease is over",
-                    result.name
+                    claimed.name
                 )
                 .into());
             }
-            let recorded = Recorded::from(result);
-            let size = json_len(&recorded);
-            if size > max {
-                let kept = too_large(&registry, recorded.into(), size, max);
-                return Ok(Json(Recorded::from(kept)));
+            let mut recorded: Vec<(usize, Recorded)> = results
+                .into_iter()
+                .map(|result| {
+                    let recorded = Recorded::from(result);
+                    (json_len(&recorded), recorded)
+                })
+                .collect();
+            while recorded.iter().map(|(size, _)| size).sum::<usize>() > max {
+                let Some((size, largest)) = recorded.iter_mut().max_by_key(|(size, _)| *size)
+                else {
+                    break;
+                };
+                *largest = Recorded::from(too_large(&registry, largest, *size, max));
+                *size = json_len(&*largest);
             }
-            Ok(Json(recorded))
+            Ok(Json(recorded.into_iter().map(|(_, r)| r).collect()))
         });
         let Json(recorded) = restate.journaled(name.to_owned(), run).await?;
-        Ok(recorded.into())
+        Ok(recorded.into_iter().map(Into::into).collect())
     }
 
     /// A call an earlier attempt started and never recorded: decided by its effect. Run
     /// again, a decided call is decided again (`decided`: the ticket and the decision), so
     /// it neither asks a second time nor runs twice where the ticket's record says it ran.
+    ///
+    /// Where the store cannot tell whether the earlier attempt took effect (its claim
+    /// lapsed without an outcome), the tool's reconciliation, when it has one, can: it
+    /// happened, and its result is the call's; it did not, and the call runs again, under
+    /// a claim of its own (Restate runs one attempt of a run at a time, and the lapsed
+    /// claim says no earlier one still runs the tool). That, again, up to [`AGAIN`] times.
     async fn in_doubt(
         &self,
         call: ToolCall,
         decided: Option<(ApprovalTicket, ApprovalDecision)>,
     ) -> ToolResult {
-        let registry = &*self.registry;
-        match in_doubt::verdict(registry, &self.ctx, &call, decided.is_some()) {
-            InDoubt::Run => match decided {
-                Some((ticket, decision)) => registry.resume(&self.ctx, &ticket, decision).await,
-                None => registry.dispatch(&self.ctx, call).await,
+        let (registry, ctx) = (&*self.registry, &*self.ctx);
+        let mut result = match in_doubt::verdict(registry, ctx, &call, decided.is_some()) {
+            InDoubt::Run => match &decided {
+                Some((ticket, decision)) => registry.resume(ctx, ticket, decision.clone()).await,
+                None => registry.dispatch(ctx, call.clone()).await,
             },
-            InDoubt::Reconcile => in_doubt::reconciled(registry, &self.ctx, call).await,
+            InDoubt::Reconcile => return in_doubt::reconciled(registry, ctx, call).await,
             InDoubt::Fail(message) => {
                 let error =
                     ToolError::new(ErrorKind::OutcomeUnknown, message).with_retryable(false);
-                let notes = crate::dispatch::Notes {
-                    entry: registry.entry(&call.name),
-                    ..Default::default()
-                };
-                registry.finish((call.id, call.name, call.program), Err(error), notes)
+                in_doubt::finished(registry, call.clone(), Err(error))
             }
+        };
+        for again in 1..=AGAIN {
+            let unknown = (result.error()).is_some_and(|e| e.kind == ErrorKind::OutcomeUnknown);
+            if !unknown {
+                break;
+            }
+            match in_doubt::ask(registry, ctx, &call).await {
+                Err(_) => break,
+                Ok(Reconciled::Happened(outcome)) => {
+                    return in_doubt::finished(registry, call, outcome);
+                }
+                Ok(Reconciled::Unknown(why)) => {
+                    let error = in_doubt::unknown(&call.name, &why);
+                    return in_doubt::finished(registry, call, Err(error));
+                }
+                Ok(Reconciled::DidNotHappen) => {}
+            }
+            result = match &decided {
+                Some((ticket, decision)) => {
+                    registry.decide(ctx, ticket, decision.clone(), again).await
+                }
+                None => {
+                    let key = call.idempotency_key.as_deref().unwrap_or(&call.id);
+                    let rekeyed = call.clone().with_idempotency_key(format!("{key}~{again}"));
+                    registry.dispatch(ctx, rekeyed).await
+                }
+            };
         }
+        result
     }
 }
+
+/// How many times a [`Journal`] runs a call in doubt again, each after its tool's
+/// reconciliation said the attempt before did not take effect (each cut by a crash of
+/// its own), before it reports the outcome unknown.
+const AGAIN: u32 = 8;
 
 /// The contexts of Restate's handlers (service, virtual object, workflow), as a
 /// [`Journal`] uses them: a journaled step and an awakeable, as futures known to be
@@ -317,7 +432,7 @@ fn json_len(value: &impl Serialize) -> usize {
 }
 
 /// What is recorded in place of a result too large for a journal entry.
-fn too_large(registry: &Registry, result: ToolResult, size: usize, max: usize) -> ToolResult {
+fn too_large(registry: &Registry, result: &Recorded, size: usize, max: usize) -> ToolResult {
     let error = ToolError::new(
         ErrorKind::Failed,
         format!(
@@ -331,11 +446,12 @@ fn too_large(registry: &Registry, result: ToolResult, size: usize, max: usize) -
         entry: registry.entry(&result.name),
         ..Default::default()
     };
-    registry.finish(
-        (result.call_id, result.name, result.program),
-        Err(error),
-        notes,
-    )
+    let call = (
+        result.call_id.clone(),
+        result.name.clone(),
+        result.program.clone(),
+    );
+    registry.finish(call, Err(error), notes)
 }
 
 /// Whether `result` says its key is claimed by an attempt still running (as far as the

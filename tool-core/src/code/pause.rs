@@ -329,7 +329,7 @@ async fn go_on<'a>(
     let span = crate::telemetry::call_span(&call);
     let mut notes = Notes::new(span.clone());
     let outcome = tracing::Instrument::instrument(
-        registry.decide_once(ctx, ticket, decision.clone(), &mut call, &mut notes),
+        registry.decide_once(ctx, ticket, decision.clone(), &mut call, &mut notes, 0),
         span.clone(),
     )
     .await;

@@ -10,7 +10,7 @@ use crate::effect::Effect;
 use crate::error::{ErrorKind, ToolError};
 use crate::registry::Registry;
 use crate::spec::Idempotence;
-use crate::tool::{CallInfo, Reconciled};
+use crate::tool::{CallInfo, Reconciled, ToolOutcome};
 
 /// What becomes of a call in doubt.
 pub(crate) enum InDoubt {
@@ -65,20 +65,31 @@ pub(crate) fn verdict(
 /// The call, decided by its tool's reconciliation: the result it had if it happened, the
 /// call run now if it did not, "outcome unknown" with the reason if the world cannot say.
 pub(crate) async fn reconciled(registry: &Registry, ctx: &Context, call: ToolCall) -> ToolResult {
-    let id = call.id.clone();
-    let outcome = match registry.prepare_call(&call) {
+    let outcome = match ask(registry, ctx, &call).await {
         Err(error) => Err(error),
-        Ok((tool, prepared)) => {
-            match (tool.hooks()).and_then(|h| h.reconcile(ctx, unkeyed(registry, &id), &prepared)) {
-                None => Err(unknown(&call.name, "it has no reconciliation")),
-                Some(asking) => match asking.await {
-                    Reconciled::Happened(outcome) => outcome,
-                    Reconciled::DidNotHappen => return registry.dispatch(ctx, call).await,
-                    Reconciled::Unknown(why) => Err(unknown(&call.name, &why)),
-                },
-            }
-        }
+        Ok(Reconciled::Happened(outcome)) => outcome,
+        Ok(Reconciled::DidNotHappen) => return registry.dispatch(ctx, call).await,
+        Ok(Reconciled::Unknown(why)) => Err(unknown(&call.name, &why)),
     };
+    finished(registry, call, outcome)
+}
+
+/// What `call`'s tool answers when asked whether the call took effect; an error when
+/// the call cannot be read, or its tool has no reconciliation.
+pub(crate) async fn ask(
+    registry: &Registry,
+    ctx: &Context,
+    call: &ToolCall,
+) -> Result<Reconciled, ToolError> {
+    let (tool, prepared) = registry.prepare_call(call)?;
+    match (tool.hooks()).and_then(|h| h.reconcile(ctx, unkeyed(registry, &call.id), &prepared)) {
+        None => Err(unknown(&call.name, "it has no reconciliation")),
+        Some(asking) => Ok(asking.await),
+    }
+}
+
+/// `call` ended with `outcome`, decided without running it.
+pub(crate) fn finished(registry: &Registry, call: ToolCall, outcome: ToolOutcome) -> ToolResult {
     let notes = super::Notes {
         entry: registry.entry(&call.name),
         ..Default::default()
@@ -96,7 +107,7 @@ fn unkeyed<'a>(registry: &'a Registry, id: &'a str) -> CallInfo<'a> {
     }
 }
 
-fn unknown(tool: &str, why: &str) -> ToolError {
+pub(crate) fn unknown(tool: &str, why: &str) -> ToolError {
     ToolError::new(
         ErrorKind::OutcomeUnknown,
         format!(

@@ -28,13 +28,6 @@ impl Registry {
         ticket: &ApprovalTicket,
         decision: ApprovalDecision,
     ) -> ToolResult {
-        let mut call = ToolCall::new(
-            ticket.call_id.clone(),
-            ticket.tool.clone(),
-            ticket.arguments.clone(),
-        );
-        call.origin.clone_from(&ticket.origin);
-        call.idempotency_key.clone_from(&ticket.idempotency_key);
         // A ticket an extension issued (a paused program's) resumes its built-in's call.
         if self
             .extensions()
@@ -47,6 +40,30 @@ impl Registry {
                 }
             }
         }
+        self.decide(ctx, ticket, decision, 0).await
+    }
+
+    /// Carries out `decision` on `ticket`'s call, as [`Registry::resume`] does for a
+    /// plain tool. `again`: the how-manieth time the decision is carried out after the
+    /// earlier ones were checked not to have taken effect (0 the first time), each under
+    /// a ticket claim and an idempotency key of its own (suffixed `~again`).
+    pub(crate) async fn decide(
+        &self,
+        ctx: &Context,
+        ticket: &ApprovalTicket,
+        decision: ApprovalDecision,
+        again: u32,
+    ) -> ToolResult {
+        let mut call = ToolCall::new(
+            ticket.call_id.clone(),
+            ticket.tool.clone(),
+            ticket.arguments.clone(),
+        );
+        call.origin.clone_from(&ticket.origin);
+        call.idempotency_key = ticket.idempotency_key.as_ref().map(|key| match again {
+            0 => key.clone(),
+            again => format!("{key}~{again}"),
+        });
         let span = crate::telemetry::call_span(&call);
         let mut notes = Notes::new(span.clone());
         let outcome =
@@ -54,7 +71,7 @@ impl Registry {
                 Err(refusal) => Err(refusal),
                 Ok(()) => {
                     use tracing::Instrument as _;
-                    self.decide_once(ctx, ticket, decision, &mut call, &mut notes)
+                    self.decide_once(ctx, ticket, decision, &mut call, &mut notes, again)
                         .instrument(span.clone())
                         .await
                 }
@@ -107,7 +124,7 @@ impl Registry {
     }
 
     /// Carries out `decision` once: the ticket is claimed in the idempotency store, so
-    /// a second decision gets the first one's result.
+    /// a second decision gets the first one's result. `again` as for [`Registry::decide`].
     pub(crate) async fn decide_once<'r>(
         &'r self,
         ctx: &Context,
@@ -115,9 +132,15 @@ impl Registry {
         decision: ApprovalDecision,
         call: &mut ToolCall,
         notes: &mut Notes<'r>,
+        again: u32,
     ) -> ToolOutcome {
+        let again = (again > 0).then(|| again.to_string());
+        let key = match &again {
+            None => scoped_key(&[Some("ticket"), Some(&ticket.signature)]),
+            Some(again) => scoped_key(&[Some("ticket"), Some(&ticket.signature), Some(again)]),
+        };
         let claim = ClaimKey {
-            key: scoped_key(&[Some("ticket"), Some(&ticket.signature)]),
+            key,
             digest: ticket.digest.clone(),
         };
         // The tool's time limit bounds the wait for a decision in flight.
