@@ -80,13 +80,15 @@ impl AgentRun {
                 waiting.lock().unwrap().push((awakeable.to_owned(), ticket));
             })
             .max_entry_bytes(self.max_entry_bytes);
-        let mut answers = Vec::new();
-        for (index, (name, arguments)) in calls.into_inner().into_iter().enumerate() {
-            let call = ToolCall::new(format!("call-{index}"), name, arguments);
-            let result = journal.dispatch(&ctx, call).await?;
-            answers.push(result.for_model().to_owned());
-        }
-        Ok(Json(answers))
+        let calls = (calls.into_inner().into_iter().enumerate())
+            .map(|(index, (name, arguments))| {
+                ToolCall::new(format!("call-{index}"), name, arguments)
+            })
+            .collect();
+        let results = journal.dispatch_batch(&ctx, calls).await?;
+        Ok(Json(
+            results.iter().map(|r| r.for_model().to_owned()).collect(),
+        ))
     }
 }
 
@@ -134,7 +136,11 @@ fn a_run_waits_for_approval_and_runs_each_call_once() {
     });
     server.register(endpoint);
 
-    let calls = json!([["look_up", {"order": "A-1"}], ["refund", {"order": "A-1"}]]);
+    let calls = json!([
+        ["look_up", {"order": "A-1"}],
+        ["look_up", {"order": "A-2"}],
+        ["refund", {"order": "A-1"}]
+    ]);
     let run = {
         let url = format!("{}/AgentRun/run-1/run", server.ingress);
         std::thread::spawn(move || post(&url, &calls.to_string()))
@@ -169,8 +175,30 @@ fn a_run_waits_for_approval_and_runs_each_call_once() {
     let (status, body) = run.join().unwrap();
     assert_eq!(status, 200, "{body}");
     let answers: Vec<String> = serde_json::from_str(&body).unwrap();
-    assert_eq!(answers, ["order A-1 is open", "refunded A-1"]);
-    assert_eq!(LOOKED_UP.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        answers,
+        ["order A-1 is open", "order A-2 is open", "refunded A-1"]
+    );
+    assert_eq!(LOOKED_UP.load(Ordering::SeqCst), 2);
+    // Scheduled by effect: the two reads are one step, the refund one of its own, its
+    // approval a step and a wait, the decided refund a step.
+    let steps: Vec<String> = server
+        .query("SELECT name FROM sys_journal WHERE entry_type = 'Command: Run' ORDER BY index")
+        .iter()
+        .filter_map(|row| row["name"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            "toolwright call-0 look_up, call-1 look_up: started",
+            "toolwright call-0 look_up, call-1 look_up",
+            "toolwright call-2 refund: started",
+            "toolwright call-2 refund",
+            "toolwright call-2 refund: asked",
+            "toolwright call-2 refund: decided: started",
+            "toolwright call-2 refund: decided",
+        ]
+    );
     assert_eq!(REFUNDED.load(Ordering::SeqCst), 1);
     assert_eq!(waiting.lock().unwrap().len(), 1, "asked once");
 

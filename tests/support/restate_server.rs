@@ -97,6 +97,23 @@ impl RestateServer {
     }
 }
 
+impl RestateServer {
+    /// The rows `sql` selects from the server's introspection tables (`sys_journal`,
+    /// `sys_invocation`, ...), as JSON objects.
+    pub fn query(&self, sql: &str) -> Vec<serde_json::Value> {
+        let mut response = agent()
+            .post(&format!("{}/query", self.admin))
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json")
+            .send(json!({"query": sql}).to_string())
+            .unwrap_or_else(|error| panic!("the admin query {sql}: {error}"));
+        let body = response.body_mut().read_to_string().unwrap_or_default();
+        let answer: serde_json::Value = serde_json::from_str(&body)
+            .unwrap_or_else(|error| panic!("the admin query {sql}: {error}: {body}"));
+        answer["rows"].as_array().cloned().unwrap_or_default()
+    }
+}
+
 impl Drop for RestateServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
