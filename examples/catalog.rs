@@ -154,19 +154,23 @@ mod by_meaning {
         let words = super::catalog::registry_of(&specs, 1).build().unwrap();
         let embedder = std::sync::Arc::new(embedder);
         let saved = ToolVectors::load(&cache).unwrap_or_default();
-        let semantic = |lexical_weight: f32| {
+        // The default weight for the hybrid; 0 for meaning alone. A build embeds the tools
+        // the vectors it is given lack.
+        let semantic = |vectors: ToolVectors, lexical_weight: Option<f32>| {
+            let search = SemanticSearch::new(std::sync::Arc::clone(&embedder)).vectors(vectors);
+            let search = match lexical_weight {
+                Some(weight) => search.lexical_weight(weight),
+                None => search,
+            };
             super::catalog::registry_of(&specs, 1)
-                .with_semantic_search(
-                    SemanticSearch::new(std::sync::Arc::clone(&embedder))
-                        .vectors(saved.clone())
-                        .lexical_weight(lexical_weight),
-                )
+                .with_semantic_search(search)
                 .build()
                 .unwrap()
         };
-        let (hybrid, meaning) = (semantic(0.5), semantic(0.0));
         let started = std::time::Instant::now();
+        let hybrid = semantic(saved, None);
         let vectors = hybrid.tool_vectors().expect("the catalog embeds");
+        let meaning = semantic(vectors.clone(), Some(0.0));
         println!(
             "\nBy meaning: {} tools embedded in {:.1?} (or read from {}), {} kB of vectors",
             vectors.len(),

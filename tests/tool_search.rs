@@ -6,6 +6,12 @@
 //! so its figures say little of other catalogs. The quality figures are measured on
 //! public sets (`heldout_search.rs`).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use toolwright::RegistryError;
+use toolwright::search::{EmbedError, Embedder, SemanticSearch};
+
 use crate::catalog::{PlainBm25, catalog, queries, registry_of};
 
 /// Recall@5 of the registry's search on the fixture: 0.914 when the ranking was written
@@ -370,4 +376,116 @@ mod mcp {
             "{reply}"
         );
     }
+}
+
+/// A toy embedder: a text's vector counts its letters; it counts the tools' texts and
+/// the queries it embeds, and fails when told to.
+#[derive(Default)]
+struct Letters {
+    texts: AtomicUsize,
+    queries: AtomicUsize,
+    fail: bool,
+}
+
+fn letters(text: &str) -> Vec<f32> {
+    let mut vector = vec![0.1_f32; 26];
+    for byte in text
+        .to_ascii_lowercase()
+        .bytes()
+        .filter(u8::is_ascii_lowercase)
+    {
+        vector[usize::from(byte - b'a')] += 1.0;
+    }
+    vector
+}
+
+impl Embedder for Letters {
+    fn model(&self) -> &str {
+        "letters"
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if self.fail {
+            return Err(EmbedError::new("the model file is missing"));
+        }
+        self.texts.fetch_add(texts.len(), Ordering::Relaxed);
+        Ok(texts.iter().map(|text| letters(text)).collect())
+    }
+
+    fn embed_query(&self, query: &str) -> Result<Vec<f32>, EmbedError> {
+        self.queries.fetch_add(1, Ordering::Relaxed);
+        Ok(letters(query))
+    }
+}
+
+#[test]
+fn tools_are_embedded_at_build_and_a_repeated_query_once() {
+    let specs = &catalog()[..40];
+    let embedder = Arc::new(Letters::default());
+    let told = Arc::new(Mutex::new(Vec::new()));
+    let progress = Arc::clone(&told);
+    let search = SemanticSearch::new(Arc::clone(&embedder))
+        .on_progress(move |done, total| progress.lock().unwrap().push((done, total)));
+    let registry = registry_of(specs, 1)
+        .with_semantic_search(search)
+        .build()
+        .unwrap();
+    assert_eq!(
+        embedder.texts.load(Ordering::Relaxed),
+        40,
+        "every tool, at build"
+    );
+    let told = told.lock().unwrap().clone();
+    assert_eq!(told.first(), Some(&(0, 40)), "{told:?}");
+    assert_eq!(told.last(), Some(&(40, 40)), "{told:?}");
+    assert!(
+        told.windows(2).all(|pair| pair[0].0 <= pair[1].0),
+        "{told:?}"
+    );
+
+    let first = registry.search("send an email to the team", 5);
+    let again = registry.search("send an email to the team", 5);
+    assert_eq!(first, again);
+    assert_eq!(
+        embedder.texts.load(Ordering::Relaxed),
+        40,
+        "a search embeds no tool"
+    );
+    assert_eq!(
+        embedder.queries.load(Ordering::Relaxed),
+        1,
+        "a repeated query is not embedded again"
+    );
+}
+
+#[test]
+fn an_embedder_that_fails_fails_the_build_unless_words_are_enough() {
+    let specs = &catalog()[..40];
+    let failing = || Letters {
+        fail: true,
+        ..Letters::default()
+    };
+    let Err(errors) = registry_of(specs, 1)
+        .with_semantic_search(SemanticSearch::new(failing()))
+        .build()
+    else {
+        panic!("a registry whose embedder fails is not built");
+    };
+    assert!(
+        matches!(&errors[..], [RegistryError::Embedder { .. }]),
+        "{errors:?}"
+    );
+    let message = errors.to_string();
+    assert!(
+        message.contains("the model file is missing") && message.contains("fall_back_to_words"),
+        "{message}"
+    );
+
+    let words = registry_of(specs, 1).build().unwrap();
+    let fallen_back = registry_of(specs, 1)
+        .with_semantic_search(SemanticSearch::new(failing()).fall_back_to_words())
+        .build()
+        .unwrap();
+    let query = "send an email to the team";
+    assert_eq!(fallen_back.search(query, 5), words.search(query, 5));
 }

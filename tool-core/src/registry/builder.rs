@@ -429,7 +429,7 @@ impl RegistryBuilder {
             .collect::<Vec<_>>();
         let mut switches = super::enabled::Switches::new(entries.len());
         switches.toggles = self.toggles;
-        Ok(Registry {
+        let registry = Registry {
             entries,
             by_name: self.by_name,
             switches,
@@ -437,7 +437,14 @@ impl RegistryBuilder {
             rendered: Default::default(),
             extensions,
             programs_only,
-        })
+        };
+        let errors: Vec<RegistryError> = (registry.extensions())
+            .filter_map(|extension| extension.built(&registry).err())
+            .collect();
+        if !errors.is_empty() {
+            return Err(RegistryErrors(errors));
+        }
+        Ok(registry)
     }
 
     /// Gives each tool what its settings say of its contract

@@ -47,6 +47,14 @@ pub enum RegistryError {
         /// The registered name closest to it, if any is close.
         closest: Option<String>,
     },
+    /// The embedder of
+    /// [`RegistryBuilder::with_semantic_search`](super::RegistryBuilder::with_semantic_search)
+    /// could not embed the tools.
+    #[cfg(feature = "search")]
+    Embedder {
+        /// Why.
+        error: crate::search::EmbedError,
+    },
 }
 
 impl fmt::Display for RegistryError {
@@ -74,6 +82,11 @@ impl fmt::Display for RegistryError {
             RegistryError::TogglesOff { name } => write!(
                 f,
                 "cannot turn '{name}' off or on: the registry was built without RegistryBuilder::with_runtime_toggles(), so its clients were told its tools never change; build it with with_runtime_toggles()"
+            ),
+            #[cfg(feature = "search")]
+            RegistryError::Embedder { error } => write!(
+                f,
+                "the semantic search could not embed the tools: {error}; fix the embedder (the model's directory, the service's key), or build with SemanticSearch::fall_back_to_words() to rank by words while it fails"
             ),
             RegistryError::UnknownTool { name, closest } => {
                 write!(f, "no tool named '{name}' to configure")?;

@@ -132,4 +132,12 @@ pub(crate) trait Extension: std::any::Any + Send + Sync {
         let _ = dialect;
         None
     }
+
+    /// At the end of `build`, once, with the registry whole: work that needs every tool,
+    /// built-ins included (the search by meaning embeds them); what fails is an error of
+    /// the build.
+    fn built(&self, registry: &Registry) -> Result<(), RegistryError> {
+        let _ = registry;
+        Ok(())
+    }
 }

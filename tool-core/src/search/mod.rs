@@ -35,6 +35,6 @@ pub struct SearchHit<'a> {
     /// The tool's name.
     pub name: &'a str,
     /// How well it matches, comparable within one query only: the BM25F score, or with
-    /// [`SemanticSearch`] the fused reciprocal-rank score.
+    /// [`SemanticSearch`] the fused score (the cosine plus the weighted lexical term).
     pub score: f32,
 }

@@ -1,19 +1,29 @@
 //! Search by meaning: each tool's vector from an [`Embedder`], the query's vector, and
 //! their cosine, fused with BM25F: a tool's score is its cosine plus the lexical weight
-//! times its BM25F score over the query's best BM25F score.
+//! times its BM25F score.
 //!
 //! Chosen on the development halves of the held-out sets (`tests/heldout_search.rs`),
-//! against reciprocal-rank fusion (`1 / (K + rank)` summed over the two rankings, K 10
-//! to 60, the words weighted 1 to 4) and a min-max normalisation of both scores. Rank
-//! fusion lost on every set: it throws away how sure each ranker is, and the two differ
-//! most where one is much surer (a request that names a tool's rare words). The weight,
-//! 0.5, is the one that came within 0.022 of the better component on every set; 0.2
-//! favours paraphrases (MetaTool), 1 and more the exact terms (Seal-Tools).
+//! against the BM25F score over the query's best (what this was before: the best word
+//! match of any query got the whole bonus, however weak its words, and the hybrid fell
+//! below meaning alone on paraphrased requests), that score damped by the best's own
+//! size (`s / (best + c)`, c from 2 to 40), a saturating `s / (s + c)` (which lost the
+//! exact-term sets), reciprocal-rank fusion and a min-max normalisation of both scores
+//! (which lost every set). The plain sum, at 0.05, came out above the better of its two
+//! parts on every set's recall@1 and recall@5 (development halves: MetaTool 0.571 /
+//! 0.792, Seal-Tools 0.968 / 0.892, StableToolBench 0.710 / 0.721). BM25F is already a
+//! measure of how much evidence the shared words are (rare words count more, repeats
+//! saturate), so a weak match adds little on its own scale.
+//!
+//! A tool is embedded as the model sees it: its name in words, its description, and its
+//! arguments' names and descriptions (recall@5 by meaning alone on the development
+//! halves: Seal-Tools 0.600 → 0.629, StableToolBench 0.571 → 0.588; MetaTool's tools
+//! have no arguments).
 
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rustc_hash::FxHashMap;
+use serde_json::Value;
 
 use super::embedder::{EmbedError, Embedder};
 use super::index::best_first;
@@ -21,8 +31,8 @@ use super::tokens::words;
 use super::vectors::{TextDigest, ToolVectors, digest};
 use crate::spec::ToolSpec;
 
-/// How much the words count against the meaning by default.
-const LEXICAL_WEIGHT: f32 = 0.5;
+/// How much a unit of BM25F counts against the cosine, by default.
+const LEXICAL_WEIGHT: f32 = 0.05;
 
 /// How many tools the ranking by meaning offers to the fusion, at least.
 const DEPTH: usize = 100;
@@ -30,18 +40,30 @@ const DEPTH: usize = 100;
 /// Tools embedded in one call to the embedder.
 const BATCH: usize = 16;
 
+/// How many queries' vectors are kept, at most (a repeated query is not embedded again).
+const QUERIES_KEPT: usize = 1024;
+
+/// Told how far the indexing is: tools embedded so far, and how many there are to embed.
+pub(crate) type Progress = Arc<dyn Fn(usize, usize) + Send + Sync>;
+
 /// Search by meaning beside words
 /// ([`RegistryBuilder::with_semantic_search`](crate::RegistryBuilder::with_semantic_search)):
 /// `Registry::search` and `search_tools` rank by the cosine of the embedder's vectors
-/// plus the weighted BM25F score (relative to the query's best).
+/// plus the weighted BM25F score.
 ///
-/// Each tool is embedded once, as its name (split into words) and its description,
-/// before the first search, or never again if [`SemanticSearch::vectors`] has it.
+/// Each tool is embedded once, as its name (split into words), its description and its
+/// arguments' names and descriptions,
+/// by [`RegistryBuilder::build`](crate::RegistryBuilder::build) (on an async runtime,
+/// build in a blocking task: a model embeds about a hundred tools a second on two
+/// cores), or never again if [`SemanticSearch::vectors`] has it. An embedder that fails
+/// fails the build, unless [`SemanticSearch::fall_back_to_words`] was asked for.
 #[derive(Clone)]
 pub struct SemanticSearch {
     embedder: Arc<dyn Embedder>,
     vectors: ToolVectors,
     lexical_weight: f32,
+    fall_back: bool,
+    progress: Option<Progress>,
 }
 
 impl SemanticSearch {
@@ -51,7 +73,25 @@ impl SemanticSearch {
             embedder: Arc::new(embedder),
             vectors: ToolVectors::new(),
             lexical_weight: LEXICAL_WEIGHT,
+            fall_back: false,
+            progress: None,
         }
+    }
+
+    /// When the embedder fails (at build, or on a query), the search ranks by words
+    /// (a warning is logged) instead of failing the build: for a service that must
+    /// start even when its model cannot be loaded.
+    pub fn fall_back_to_words(mut self) -> Self {
+        self.fall_back = true;
+        self
+    }
+
+    /// Tells `progress` how far the indexing at build is, after each batch of tools
+    /// embedded: `(embedded, to embed)`. For a long first start (thousands of tools
+    /// with no saved vectors).
+    pub fn on_progress(mut self, progress: impl Fn(usize, usize) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(progress));
+        self
     }
 
     /// Vectors computed before ([`Registry::tool_vectors`](crate::Registry::tool_vectors),
@@ -63,9 +103,10 @@ impl SemanticSearch {
     }
 
     /// How much the words count against the meaning: a tool's score is its cosine plus
-    /// `weight` times its BM25F score over the query's best (0.5 by default). 0 ranks by
-    /// meaning alone; a catalog whose requests use the tools' own terms may want 1 or more,
-    /// one whose requests are paraphrases 0.2.
+    /// `weight` times its BM25F score (0.05 by default; a query's best BM25F score is
+    /// about 3 to 30, more for longer queries and rarer shared words). 0 ranks by
+    /// meaning alone (and asks nothing of the words); a catalog whose requests use the
+    /// tools' own terms may want 0.08, one whose requests are paraphrases 0.03.
     pub fn lexical_weight(mut self, weight: f32) -> Self {
         self.lexical_weight = if weight.is_finite() {
             weight.max(0.0)
@@ -82,29 +123,57 @@ impl fmt::Debug for SemanticSearch {
             .field("model", &self.embedder.model())
             .field("vectors", &self.vectors)
             .field("lexical_weight", &self.lexical_weight)
-            .finish()
+            .field("fall_back", &self.fall_back)
+            .finish_non_exhaustive()
     }
 }
 
-/// What a tool is embedded as: its name in words, and its description.
+/// What a tool is embedded as: its name in words, its description, and its arguments'
+/// names in words with their descriptions.
 pub(crate) fn embedded_text(spec: &ToolSpec) -> String {
-    let name = words(&spec.name)
-        .map(str::to_lowercase)
-        .collect::<Vec<_>>()
-        .join(" ");
-    match &spec.title {
+    let in_words = |name: &str| {
+        words(name)
+            .map(str::to_lowercase)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let name = in_words(&spec.name);
+    let mut text = match &spec.title {
         Some(title) => format!("{name} ({title}): {}", spec.description),
         None => format!("{name}: {}", spec.description),
+    };
+    let properties = spec
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object);
+    let arguments: Vec<String> = (properties.into_iter().flatten())
+        .map(
+            |(name, property)| match property.get("description").and_then(Value::as_str) {
+                Some(description) if !description.is_empty() => {
+                    format!("{}: {description}", in_words(name))
+                }
+                _ => in_words(name),
+            },
+        )
+        .collect();
+    if !arguments.is_empty() {
+        text.push_str(" Arguments: ");
+        text.push_str(&arguments.join("; "));
     }
+    text
 }
 
 /// A registry's semantic search: the embedder, and the tools' vectors once computed.
 pub(crate) struct Semantic {
     embedder: Arc<dyn Embedder>,
     lexical_weight: f32,
+    fall_back: bool,
+    progress: Option<Progress>,
     /// The vectors given, until the index takes them.
     given: Mutex<ToolVectors>,
     index: OnceLock<Result<SemanticIndex, EmbedError>>,
+    /// Recent queries' unit vectors.
+    queries: Mutex<Recent>,
 }
 
 impl Semantic {
@@ -112,13 +181,27 @@ impl Semantic {
         Self {
             embedder: search.embedder,
             lexical_weight: search.lexical_weight,
+            fall_back: search.fall_back,
+            progress: search.progress,
             given: Mutex::new(search.vectors),
             index: OnceLock::new(),
+            queries: Mutex::new(Recent::default()),
         }
     }
 
-    /// The tools' vectors, computed at the first call (`specs` in registration order);
-    /// an embedder that fails leaves the search to words for the registry's life.
+    /// How much the words count.
+    pub(crate) fn lexical_weight(&self) -> f32 {
+        self.lexical_weight
+    }
+
+    /// Whether a failing embedder leaves the search to words instead of failing.
+    pub(crate) fn falls_back(&self) -> bool {
+        self.fall_back
+    }
+
+    /// The tools' vectors (`specs` in registration order), computed at the first call,
+    /// which `build` makes; an embedder that fails leaves the search to words for the
+    /// registry's life (when the build let it).
     pub(crate) fn index<'a>(
         &self,
         specs: impl Iterator<Item = &'a ToolSpec>,
@@ -127,13 +210,25 @@ impl Semantic {
             .get_or_init(|| {
                 let given =
                     std::mem::take(&mut *self.given.lock().unwrap_or_else(PoisonError::into_inner));
-                let built = SemanticIndex::build(specs, &*self.embedder, given);
+                let progress = self.progress.as_deref();
+                let built = SemanticIndex::build(specs, &*self.embedder, given, progress);
                 if let Err(error) = &built {
                     tracing::warn!(%error, "the embedder failed: tool search ranks by words only");
                 }
                 built
             })
             .as_ref()
+    }
+
+    /// `query`'s unit vector: from the recent queries, or embedded now.
+    fn query_vector(&self, index: &SemanticIndex, query: &str) -> Result<Arc<[f32]>, EmbedError> {
+        let recent = || self.queries.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(vector) = recent().get(query) {
+            return Ok(vector);
+        }
+        let vector: Arc<[f32]> = index.query(self.embedder.embed_query(query)?)?.into();
+        recent().insert(query, vector.clone());
+        Ok(vector)
     }
 
     /// `lexical` fused with the ranking by meaning, best first, `limit` at most; `None`
@@ -147,11 +242,7 @@ impl Semantic {
         admit: impl Fn(usize) -> bool,
     ) -> Option<Vec<(usize, f32)>> {
         let index = self.index(specs).ok()?;
-        let query = match self
-            .embedder
-            .embed_query(query)
-            .and_then(|vector| index.query(vector))
-        {
+        let query = match self.query_vector(index, query) {
             Ok(query) => query,
             Err(error) => {
                 tracing::warn!(%error, "the embedder failed on a query: it is ranked by words only");
@@ -180,6 +271,7 @@ impl SemanticIndex {
         specs: impl Iterator<Item = &'a ToolSpec>,
         embedder: &dyn Embedder,
         given: ToolVectors,
+        progress: Option<&(dyn Fn(usize, usize) + Send + Sync)>,
     ) -> Result<Self, EmbedError> {
         let texts: Vec<String> = specs.map(embedded_text).collect();
         let digests: Vec<_> = texts.iter().map(|text| digest(text)).collect();
@@ -201,7 +293,10 @@ impl SemanticIndex {
         }
         let mut missing: Vec<_> = missing.into_iter().collect();
         missing.sort_unstable_by_key(|(digest, text)| (text.len(), *digest));
-        for batch in missing.chunks(BATCH) {
+        for (done, batch) in missing.chunks(BATCH).enumerate() {
+            if let Some(progress) = progress {
+                progress((done * BATCH).min(missing.len()), missing.len());
+            }
             let texts: Vec<&str> = batch.iter().map(|(_, text)| *text).collect();
             let embedded = embedder.embed(&texts)?;
             if embedded.len() != texts.len() {
@@ -219,6 +314,9 @@ impl SemanticIndex {
                 };
                 vectors.insert(*digest, unit(vector, expected)?);
             }
+        }
+        if let Some(progress) = progress.filter(|_| !missing.is_empty()) {
+            progress(missing.len(), missing.len());
         }
         let dimensions = vectors.dimensions();
         let rows = digests
@@ -313,10 +411,38 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     lanes.iter().sum::<f32>() + tail
 }
 
+/// The vectors of recent queries, in two generations: a lookup finds a query in either
+/// (and brings it into the newer); when the newer holds half of [`QUERIES_KEPT`], the
+/// older is dropped and the newer becomes it. At most [`QUERIES_KEPT`] kept, the ones
+/// asked again surviving.
+#[derive(Default)]
+struct Recent {
+    newer: FxHashMap<Box<str>, Arc<[f32]>>,
+    older: FxHashMap<Box<str>, Arc<[f32]>>,
+}
+
+impl Recent {
+    fn get(&mut self, query: &str) -> Option<Arc<[f32]>> {
+        if let Some(vector) = self.newer.get(query) {
+            return Some(vector.clone());
+        }
+        let vector = self.older.remove(query)?;
+        self.insert(query, vector.clone());
+        Some(vector)
+    }
+
+    fn insert(&mut self, query: &str, vector: Arc<[f32]>) {
+        if self.newer.len() >= QUERIES_KEPT / 2 {
+            self.older = std::mem::take(&mut self.newer);
+        }
+        self.newer.insert(query.into(), vector);
+    }
+}
+
 /// The fusion of the ranking by words (BM25F, best first) and by meaning (cosine, best
-/// first): each tool's cosine plus `lexical_weight` times its BM25F score over the best;
-/// a tool the ranking by meaning did not offer counts the lowest cosine it offered. The
-/// `limit` best.
+/// first): each tool's cosine plus `lexical_weight` times its BM25F score; a tool the
+/// ranking by meaning did not offer counts the lowest cosine it offered. The `limit`
+/// best.
 fn fuse(
     lexical: &[(usize, f32)],
     semantic: &[(usize, f32)],
@@ -325,12 +451,9 @@ fn fuse(
 ) -> Vec<(usize, f32)> {
     let mut scores: FxHashMap<usize, f32> = semantic.iter().copied().collect();
     let floor = semantic.last().map_or(0.0, |(_, cosine)| *cosine);
-    let best = lexical
-        .first()
-        .map_or(1.0, |(_, score)| score.max(f32::MIN_POSITIVE));
     if lexical_weight > 0.0 {
         for (tool, score) in lexical {
-            *scores.entry(*tool).or_insert(floor) += lexical_weight * score / best;
+            *scores.entry(*tool).or_insert(floor) += lexical_weight * score;
         }
     }
     let mut fused: Vec<(usize, f32)> = scores.into_iter().collect();
@@ -479,10 +602,25 @@ mod tests {
     }
 
     #[test]
-    fn fusion_adds_the_relative_words_score_to_the_cosine() {
+    fn a_tool_is_embedded_with_its_arguments() {
+        let schema = json!({"type": "object", "properties": {
+            "address": {"type": "string", "description": "Who it goes to."},
+            "ccList": {"type": "array"},
+        }});
+        let spec = ToolSpec::new("send_email", "Send a message.", schema, Effect::External);
+        assert_eq!(
+            embedded_text(&spec),
+            "send email: Send a message. Arguments: address: Who it goes to.; cc list"
+        );
+        let bare = &specs()[1];
+        assert_eq!(embedded_text(bare), "send mail: Send a mail.");
+    }
+
+    #[test]
+    fn fusion_adds_the_weighted_words_score_to_the_cosine() {
         let lexical = [(0, 10.0), (1, 5.0)];
         let semantic = [(2, 0.6), (1, 0.5), (3, 0.3)];
-        let fused = fuse(&lexical, &semantic, 0.5, 4);
+        let fused = fuse(&lexical, &semantic, 0.05, 4);
         // 0: the lowest cosine offered (0.3) + 0.5; 1: 0.5 + 0.25; 2: 0.6; 3: 0.3.
         let expected = [(0, 0.8), (1, 0.75), (2, 0.6), (3, 0.3)];
         for ((tool, score), (want_tool, want)) in fused.iter().zip(expected) {
@@ -496,7 +634,9 @@ mod tests {
             [2, 1, 3],
             "meaning alone"
         );
-        assert_eq!(tools(fuse(&lexical, &semantic, 0.25, 2)), [1, 2]);
-        assert_eq!(tools(fuse(&[], &semantic, 0.5, 5)), [2, 1, 3]);
+        assert_eq!(tools(fuse(&lexical, &semantic, 0.025, 2)), [1, 2]);
+        assert_eq!(tools(fuse(&[], &semantic, 0.05, 5)), [2, 1, 3]);
+        // A weak best match adds little: the same tool, found by one common word.
+        assert_eq!(tools(fuse(&[(3, 0.8)], &semantic, 0.05, 1)), [2]);
     }
 }

@@ -14,7 +14,7 @@ use crate::dialect::Dialect;
 use crate::error::ToolError;
 use crate::provider::Listing;
 use crate::registry::extension::{Building, BuiltIn, Extension};
-use crate::registry::{Registry, RegistryBuilder, ToolSettings};
+use crate::registry::{Registry, RegistryBuilder, RegistryError, ToolSettings};
 use crate::search::{EmbedError, SearchHit, SearchIndex, Semantic, SemanticSearch, ToolVectors};
 use crate::tool::{Prepared, ToolFuture, ToolOutput};
 
@@ -46,8 +46,10 @@ impl RegistryBuilder {
 
     /// Ranks searches by meaning as well as words ([`Registry::search`], `search_tools`):
     /// the fusion of BM25F and the cosine of `search`'s embedder, which finds "book a
-    /// table" in `reserve_restaurant`. The tools are embedded at the first search, or
-    /// come from the vectors `search` was given.
+    /// table" in `reserve_restaurant`. The tools are embedded by `build`, or come from
+    /// the vectors `search` was given; an embedder that fails is an error of the build
+    /// ([`RegistryError::Embedder`]) unless
+    /// [`SemanticSearch::fall_back_to_words`] was asked for.
     pub fn with_semantic_search(mut self, search: SemanticSearch) -> Self {
         self.extension_mut::<Search>().semantic = Some(Semantic::new(search));
         self
@@ -63,8 +65,8 @@ impl Registry {
     ///
     /// With [`RegistryBuilder::with_semantic_search`](RegistryBuilder::with_semantic_search),
     /// the ranking fuses BM25F's with the embedder's (tools closest in meaning), and a
-    /// tool that shares no word with the query can be found; if the embedder fails, the
-    /// search falls back to words.
+    /// tool that shares no word with the query can be found; if the embedder fails on a
+    /// query, that query is ranked by words (a warning is logged).
     ///
     /// ```
     /// # use toolwright::{tool, Registry};
@@ -92,7 +94,7 @@ impl Registry {
 
     /// The vectors of the registry's tools under
     /// [`RegistryBuilder::with_semantic_search`](RegistryBuilder::with_semantic_search),
-    /// computed now if no search has yet: save them
+    /// as `build` computed them: save them
     /// ([`ToolVectors::save`](crate::search::ToolVectors::save)) and give them to the
     /// next process, which then embeds nothing at start-up. An error when the registry
     /// has no semantic search or its embedder failed.
@@ -127,7 +129,13 @@ impl Registry {
         } else {
             limit
         };
-        let mut ranked = index.search(query, depth, admit);
+        // Meaning alone (a lexical weight of 0) asks nothing of the words.
+        let words = semantic.is_none_or(|semantic| semantic.lexical_weight() > 0.0);
+        let mut ranked = if words {
+            index.search(query, depth, admit)
+        } else {
+            Vec::new()
+        };
         if let Some(fused) =
             semantic.and_then(|semantic| semantic.fuse(self.specs(), query, &ranked, limit, admit))
         {
@@ -202,6 +210,20 @@ impl Extension for Search {
 
     fn definition(&self, dialect: Dialect) -> Option<serde_json::Value> {
         (self.deferred.as_ref()).and_then(|deferred| deferred.provider_tool(dialect))
+    }
+
+    /// The search by meaning embeds the tools now, not in whichever request searches
+    /// first; an embedder that fails fails the build unless falling back was asked for.
+    fn built(&self, registry: &Registry) -> Result<(), RegistryError> {
+        let Some(semantic) = &self.semantic else {
+            return Ok(());
+        };
+        match semantic.index(registry.specs()) {
+            Err(error) if !semantic.falls_back() => Err(RegistryError::Embedder {
+                error: error.clone(),
+            }),
+            _ => Ok(()),
+        }
     }
 }
 
