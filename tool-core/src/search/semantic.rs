@@ -40,8 +40,9 @@ const DEPTH: usize = 100;
 /// Tools embedded in one call to the embedder.
 const BATCH: usize = 16;
 
-/// How many queries' vectors are kept, at most (a repeated query is not embedded again).
-const QUERIES_KEPT: usize = 1024;
+/// How many queries' vectors are kept by default (a repeated query is not embedded
+/// again).
+const RECENT_QUERIES: usize = 1024;
 
 /// Told how far the indexing is: tools embedded so far, and how many there are to embed.
 pub(crate) type Progress = Arc<dyn Fn(usize, usize) + Send + Sync>;
@@ -64,6 +65,7 @@ pub struct SemanticSearch {
     lexical_weight: f32,
     fall_back: bool,
     progress: Option<Progress>,
+    recent_queries: usize,
 }
 
 impl SemanticSearch {
@@ -75,7 +77,16 @@ impl SemanticSearch {
             lexical_weight: LEXICAL_WEIGHT,
             fall_back: false,
             progress: None,
+            recent_queries: RECENT_QUERIES,
         }
+    }
+
+    /// How many recent queries' vectors are kept, so a query asked again is not
+    /// embedded again (1,024 by default, 1.5 kB each with a 384-dimension model; 0 keeps
+    /// none).
+    pub fn recent_queries(mut self, queries: usize) -> Self {
+        self.recent_queries = queries;
+        self
     }
 
     /// When the embedder fails (at build, or on a query), the search ranks by words
@@ -185,7 +196,7 @@ impl Semantic {
             progress: search.progress,
             given: Mutex::new(search.vectors),
             index: OnceLock::new(),
-            queries: Mutex::new(Recent::default()),
+            queries: Mutex::new(Recent::new(search.recent_queries)),
         }
     }
 
@@ -412,16 +423,24 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// The vectors of recent queries, in two generations: a lookup finds a query in either
-/// (and brings it into the newer); when the newer holds half of [`QUERIES_KEPT`], the
-/// older is dropped and the newer becomes it. At most [`QUERIES_KEPT`] kept, the ones
-/// asked again surviving.
-#[derive(Default)]
+/// (and brings it into the newer); when the newer holds half the capacity, the older is
+/// dropped and the newer becomes it. At most the capacity kept, the ones asked again
+/// surviving.
 struct Recent {
+    capacity: usize,
     newer: FxHashMap<Box<str>, Arc<[f32]>>,
     older: FxHashMap<Box<str>, Arc<[f32]>>,
 }
 
 impl Recent {
+    fn new(capacity: usize) -> Self {
+        Self {
+            capacity,
+            newer: FxHashMap::default(),
+            older: FxHashMap::default(),
+        }
+    }
+
     fn get(&mut self, query: &str) -> Option<Arc<[f32]>> {
         if let Some(vector) = self.newer.get(query) {
             return Some(vector.clone());
@@ -432,7 +451,10 @@ impl Recent {
     }
 
     fn insert(&mut self, query: &str, vector: Arc<[f32]>) {
-        if self.newer.len() >= QUERIES_KEPT / 2 {
+        if self.capacity == 0 {
+            return;
+        }
+        if self.newer.len() >= self.capacity.div_ceil(2) {
             self.older = std::mem::take(&mut self.newer);
         }
         self.newer.insert(query.into(), vector);
@@ -599,6 +621,24 @@ mod tests {
                     .is_none()
             );
         }
+    }
+
+    #[test]
+    fn recent_queries_are_bounded_and_the_ones_asked_again_survive() {
+        let vector = |x: f32| -> Arc<[f32]> { vec![x].into() };
+        let mut recent = Recent::new(4);
+        for (n, query) in ["a", "b", "c"].into_iter().enumerate() {
+            recent.insert(query, vector(n as f32));
+        }
+        assert!(recent.get("a").is_some(), "a moved to the newer generation");
+        recent.insert("d", vector(3.0));
+        recent.insert("e", vector(4.0));
+        assert!(recent.get("a").is_some());
+        assert!(recent.get("b").is_none(), "b was not asked again: dropped");
+        assert!(recent.newer.len() + recent.older.len() <= 4);
+        let mut none = Recent::new(0);
+        none.insert("a", vector(0.0));
+        assert!(none.get("a").is_none());
     }
 
     #[test]

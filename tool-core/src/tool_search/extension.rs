@@ -1,5 +1,6 @@
 //! The search extension every registry holds under feature `search`: the index, built at
-//! the first search, and the search by meaning ([`Registry::search`]); with
+//! the first search, and the search by meaning, its tools embedded at build
+//! ([`Registry::search`]); with
 //! [`ToolSearch`], deferred loading and the run of `search_tools`, which loads what it
 //! finds for the conversation. The builder methods that configure it are here too.
 
@@ -18,8 +19,8 @@ use crate::registry::{Registry, RegistryBuilder, RegistryError, ToolSettings};
 use crate::search::{EmbedError, SearchHit, SearchIndex, Semantic, SemanticSearch, ToolVectors};
 use crate::tool::{Prepared, ToolFuture, ToolOutput};
 
-/// A registry's search: its index, built at the first search, its search by meaning,
-/// and the deferral behind `search_tools` when the registry has one.
+/// A registry's search: its index, built at the first search, its search by meaning
+/// (embedded at build), and the deferral behind `search_tools` when the registry has one.
 #[derive(Default)]
 pub(crate) struct Search {
     lexical: OnceLock<Arc<SearchIndex>>,
