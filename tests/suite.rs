@@ -19,6 +19,7 @@ mod catalog;
 
 mod agent_loop;
 mod agreement;
+mod apply_patch;
 mod call_examples;
 #[cfg(feature = "code")]
 mod code_mode;

@@ -33,6 +33,7 @@ pub fn every_example_tool(
         .with(coding::ReadFile)
         .with(coding::SearchFiles)
         .with(coding::EditFile)
+        .with(coding::ApplyPatch)
         .with(coding::UndoEdit)
         .with(coding::WriteFile)
         .with(coding::RunCommand)

@@ -5,6 +5,7 @@
 //! out of what the model reads.
 
 mod command;
+pub mod patch;
 mod sandbox;
 pub mod secrets;
 
@@ -22,8 +23,8 @@ pub use sandbox::Confinement;
 #[derive(Debug)]
 pub struct Workspace {
     root: PathBuf,
-    /// (file, content before the edit), newest last.
-    history: Mutex<Vec<(PathBuf, String)>>,
+    /// (file, content before the edit: `None` when it did not exist), newest last.
+    history: Mutex<Vec<(PathBuf, Option<String>)>>,
 }
 
 impl Workspace {
@@ -313,7 +314,7 @@ pub fn edit_file(
             std::fs::write(&file, updated)
                 .map_err(|e| ToolError::failed(format!("cannot write {path}: {e}")))?;
             if let Ok(mut history) = workspace.history.lock() {
-                history.push((file, text));
+                history.push((file, Some(text)));
             }
             Ok(format!("Edited {path}: replaced 1 occurrence."))
         }
@@ -324,7 +325,119 @@ pub fn edit_file(
     }
 }
 
-/// Undo the last edit of a file made with `edit_file`.
+/// Apply a patch in the V4A format: add, change, delete and move files in one go.
+///
+/// Write `*** Begin Patch`, then for each file one of `*** Add File: path` (followed by
+/// its lines, each starting with `+`), `*** Delete File: path`, or `*** Update File: path`
+/// (optionally followed by `*** Move to: new/path`) and its hunks: `@@` (optionally
+/// followed by a line to find first, like the enclosing function's signature), then the
+/// lines, each starting with ' ' (context), '-' (removed) or '+' (added), with about three
+/// lines of context around each change, and `*** End of File` after a change at the end.
+/// Finish with `*** End Patch`. Nothing is written unless every change fits; a hunk that
+/// does not is refused with the file's nearest lines. `undo_edit` restores each file.
+///
+/// # Arguments
+/// * `patch` - The whole patch, from `*** Begin Patch` to `*** End Patch`.
+#[tool(effect = "write")]
+pub fn apply_patch(
+    #[arg(min_length = 1)] patch: String,
+    #[ctx] workspace: &Writes<Workspace>,
+) -> Result<String, ToolError> {
+    let ops = patch::parse(&patch).map_err(|why| {
+        ToolError::new(
+            ErrorKind::InvalidArguments,
+            format!("the patch cannot be read: {why}"),
+        )
+        .with_retryable(true)
+        .with_hint("write the patch in the V4A format the tool's description shows")
+    })?;
+    // Every file's new state, worked out before anything is written.
+    let mut planned: Vec<(PathBuf, String, Option<String>)> = Vec::new();
+    let mut done = Vec::new();
+    for op in ops {
+        let now = |planned: &[(PathBuf, String, Option<String>)], file: &Path| match planned
+            .iter()
+            .rev()
+            .find(|(planned, _, _)| planned == file)
+        {
+            Some((_, _, content)) => content.clone(),
+            None => std::fs::read_to_string(file).ok(),
+        };
+        match op {
+            patch::FileOp::Add { path, lines } => {
+                let file = workspace.resolve(&path)?;
+                if now(&planned, &file).is_some() || file.is_dir() {
+                    return Err(ToolError::conflict(format!(
+                        "{path} already exists; nothing was written"
+                    ))
+                    .with_hint("change it with `*** Update File:`, or delete it first"));
+                }
+                let mut content = lines.join("\n");
+                content.push('\n');
+                planned.push((file, path.clone(), Some(content)));
+                done.push(format!("added {path}"));
+            }
+            patch::FileOp::Delete { path } => {
+                let file = workspace.resolve(&path)?;
+                if now(&planned, &file).is_none() {
+                    return Err(workspace.no_such_file(&path));
+                }
+                planned.push((file, path.clone(), None));
+                done.push(format!("deleted {path}"));
+            }
+            patch::FileOp::Update {
+                path,
+                move_to,
+                hunks,
+            } => {
+                let file = workspace.resolve(&path)?;
+                let Some(text) = now(&planned, &file) else {
+                    return Err(workspace.no_such_file(&path));
+                };
+                let updated = patch::apply(&text, &hunks).map_err(|why| {
+                    ToolError::conflict(format!("{path}, {why}; nothing was written"))
+                        .with_hint("read the file again and copy the context lines exactly")
+                })?;
+                match move_to {
+                    Some(to) => {
+                        let target = workspace.resolve(&to)?;
+                        if now(&planned, &target).is_some() {
+                            return Err(ToolError::conflict(format!(
+                                "cannot move {path} to {to}: {to} already exists; nothing was written"
+                            )));
+                        }
+                        planned.push((file, path.clone(), None));
+                        planned.push((target, to.clone(), Some(updated)));
+                        done.push(format!("moved {path} to {to}"));
+                    }
+                    None => {
+                        planned.push((file, path.clone(), Some(updated)));
+                        done.push(format!("updated {path}"));
+                    }
+                }
+            }
+        }
+    }
+    let mut history = workspace
+        .history
+        .lock()
+        .map_err(|_| ToolError::internal("the edit history is poisoned"))?;
+    for (file, path, content) in planned {
+        let before = std::fs::read_to_string(&file).ok();
+        let written = match &content {
+            Some(content) => file
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&file, content)),
+            None => std::fs::remove_file(&file),
+        };
+        written.map_err(|e| ToolError::failed(format!("cannot write {path}: {e}")))?;
+        history.push((file, before));
+    }
+    Ok(format!("Applied the patch: {}.", done.join(", ")))
+}
+
+/// Undo the last edit of a file made with `edit_file` or `apply_patch`.
 ///
 /// Use it when an edit went wrong; returns what was restored.
 ///
@@ -344,8 +457,12 @@ pub fn undo_edit(
         return Err(ToolError::not_found(format!("no edit of {path} to undo")));
     };
     let (_, original) = history.remove(index);
-    std::fs::write(&file, original)
-        .map_err(|e| ToolError::failed(format!("cannot write {path}: {e}")))?;
+    match original {
+        Some(original) => std::fs::write(&file, original)
+            .map_err(|e| ToolError::failed(format!("cannot write {path}: {e}")))?,
+        None => std::fs::remove_file(&file)
+            .map_err(|e| ToolError::failed(format!("cannot remove {path}: {e}")))?,
+    }
     Ok(format!("Restored {path} to before the last edit."))
 }
 
