@@ -58,11 +58,9 @@ impl Fixture {
     }
 }
 
-#[test]
-fn a_patch_adds_updates_deletes_and_moves_and_each_change_is_undone() {
-    let ws = fixture("all");
-    let result = ws.patch(
-        "*** Begin Patch
+/// A patch with every kind of change: an update placed by its anchor, an added file, a
+/// deleted one, and a moved and updated one.
+const EVERY_KIND: &str = "*** Begin Patch
 *** Update File: src/lib.rs
 @@ pub fn add(a: i32, b: i32) -> i32 {
 -    a - b
@@ -77,32 +75,19 @@ fn a_patch_adds_updates_deletes_and_moves_and_each_change_is_undone() {
  # demo
 -add numbers
 +add and subtract numbers
-*** End Patch",
-    );
+*** End Patch";
+
+#[test]
+fn a_patch_adds_updates_deletes_and_moves_and_each_change_is_undone() {
+    let ws = fixture("all");
+    let result = ws.patch(EVERY_KIND);
     // README.md does not exist: the whole patch is refused, nothing written.
     assert_eq!(result.error().map(|e| e.kind), Some(ErrorKind::NotFound));
     assert_eq!(ws.read("src/lib.rs").as_deref(), Some(LIB));
     assert!(ws.read("docs/notes.md").is_none() && ws.read("old.txt").is_some());
 
     std::fs::write(ws.dir.join("README.md"), "# demo\nadd numbers\n").unwrap();
-    let result = ws.patch(
-        "*** Begin Patch
-*** Update File: src/lib.rs
-@@ pub fn add(a: i32, b: i32) -> i32 {
--    a - b
-+    a + b
-*** Add File: docs/notes.md
-+# Notes
-+adding works
-*** Delete File: old.txt
-*** Update File: README.md
-*** Move to: docs/README.md
-@@
- # demo
--add numbers
-+add and subtract numbers
-*** End Patch",
-    );
+    let result = ws.patch(EVERY_KIND);
     assert!(!result.is_error(), "{}", result.for_model());
     assert_eq!(
         result.for_model(),

@@ -2,7 +2,8 @@
 //! query by BM25F over their names, descriptions and argument docs (`index.rs`). Beside
 //! the words, a search can rank by meaning: an [`Embedder`] (`embedder.rs`) gives each
 //! tool a vector, kept between processes as [`ToolVectors`] (`vectors.rs`), and the
-//! ranking by cosine is fused with BM25F's (`semantic.rs`); `bert.rs` is a local
+//! ranking by cosine is fused with BM25F's (`semantic.rs`; the recent queries' vectors
+//! in `recent.rs`); `bert.rs` is a local
 //! embedder (feature `embed`).
 //! None of it knows a registry: `crate::tool_search` keeps it for one, answers
 //! `Registry::search` and defers loading behind `search_tools`.
@@ -17,6 +18,7 @@
 mod bert;
 mod embedder;
 mod index;
+mod recent;
 mod semantic;
 mod tokens;
 mod vectors;

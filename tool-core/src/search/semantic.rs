@@ -27,6 +27,7 @@ use serde_json::Value;
 
 use super::embedder::{EmbedError, Embedder};
 use super::index::best_first;
+use super::recent::Recent;
 use super::tokens::words;
 use super::vectors::{TextDigest, ToolVectors, digest};
 use crate::spec::ToolSpec;
@@ -422,45 +423,6 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     lanes.iter().sum::<f32>() + tail
 }
 
-/// The vectors of recent queries, in two generations: a lookup finds a query in either
-/// (and brings it into the newer); when the newer holds half the capacity, the older is
-/// dropped and the newer becomes it. At most the capacity kept, the ones asked again
-/// surviving.
-struct Recent {
-    capacity: usize,
-    newer: FxHashMap<Box<str>, Arc<[f32]>>,
-    older: FxHashMap<Box<str>, Arc<[f32]>>,
-}
-
-impl Recent {
-    fn new(capacity: usize) -> Self {
-        Self {
-            capacity,
-            newer: FxHashMap::default(),
-            older: FxHashMap::default(),
-        }
-    }
-
-    fn get(&mut self, query: &str) -> Option<Arc<[f32]>> {
-        if let Some(vector) = self.newer.get(query) {
-            return Some(vector.clone());
-        }
-        let vector = self.older.remove(query)?;
-        self.insert(query, vector.clone());
-        Some(vector)
-    }
-
-    fn insert(&mut self, query: &str, vector: Arc<[f32]>) {
-        if self.capacity == 0 {
-            return;
-        }
-        if self.newer.len() >= self.capacity.div_ceil(2) {
-            self.older = std::mem::take(&mut self.newer);
-        }
-        self.newer.insert(query.into(), vector);
-    }
-}
-
 /// The fusion of the ranking by words (BM25F, best first) and by meaning (cosine, best
 /// first): each tool's cosine plus `lexical_weight` times its BM25F score; a tool the
 /// ranking by meaning did not offer counts the lowest cosine it offered. The `limit`
@@ -621,24 +583,6 @@ mod tests {
                     .is_none()
             );
         }
-    }
-
-    #[test]
-    fn recent_queries_are_bounded_and_the_ones_asked_again_survive() {
-        let vector = |x: f32| -> Arc<[f32]> { vec![x].into() };
-        let mut recent = Recent::new(4);
-        for (n, query) in ["a", "b", "c"].into_iter().enumerate() {
-            recent.insert(query, vector(n as f32));
-        }
-        assert!(recent.get("a").is_some(), "a moved to the newer generation");
-        recent.insert("d", vector(3.0));
-        recent.insert("e", vector(4.0));
-        assert!(recent.get("a").is_some());
-        assert!(recent.get("b").is_none(), "b was not asked again: dropped");
-        assert!(recent.newer.len() + recent.older.len() <= 4);
-        let mut none = Recent::new(0);
-        none.insert("a", vector(0.0));
-        assert!(none.get("a").is_none());
     }
 
     #[test]
