@@ -282,22 +282,7 @@ impl Journal {
                 )
                 .into());
             }
-            let mut recorded: Vec<(usize, Recorded)> = results
-                .into_iter()
-                .map(|result| {
-                    let recorded = Recorded::from(result);
-                    (json_len(&recorded), recorded)
-                })
-                .collect();
-            while recorded.iter().map(|(size, _)| size).sum::<usize>() > max {
-                let Some((size, largest)) = recorded.iter_mut().max_by_key(|(size, _)| *size)
-                else {
-                    break;
-                };
-                *largest = Recorded::from(too_large(&registry, largest, *size, max));
-                *size = json_len(&*largest);
-            }
-            Ok(Json(recorded.into_iter().map(|(_, r)| r).collect()))
+            Ok(Json(fitted(&registry, results, max)))
         });
         let Json(recorded) = restate.journaled(name.to_owned(), run).await?;
         Ok(recorded.into_iter().map(Into::into).collect())
@@ -431,6 +416,34 @@ fn json_len(value: &impl Serialize) -> usize {
     count.0
 }
 
+/// `results` as one journal entry of at most `max` bytes of JSON where it can be: the
+/// largest replaced first by an error saying it ran and was not kept, each at most once
+/// (a limit smaller than those errors leaves them as they are rather than loop).
+fn fitted(registry: &Registry, results: Vec<ToolResult>, max: usize) -> Vec<Recorded> {
+    let mut recorded: Vec<(usize, bool, Recorded)> = results
+        .into_iter()
+        .map(|result| {
+            let recorded = Recorded::from(result);
+            (json_len(&recorded), false, recorded)
+        })
+        .collect();
+    while recorded.iter().map(|(size, ..)| size).sum::<usize>() > max {
+        let largest = (recorded.iter_mut())
+            .filter(|(_, replaced, _)| !replaced)
+            .max_by_key(|(size, ..)| *size);
+        let Some((size, replaced, largest)) = largest else {
+            break;
+        };
+        *largest = Recorded::from(too_large(registry, largest, *size, max));
+        *size = json_len(&*largest);
+        *replaced = true;
+    }
+    recorded
+        .into_iter()
+        .map(|(.., recorded)| recorded)
+        .collect()
+}
+
 /// What is recorded in place of a result too large for a journal entry.
 fn too_large(registry: &Registry, result: &Recorded, size: usize, max: usize) -> ToolResult {
     let error = ToolError::new(
@@ -521,5 +534,30 @@ impl From<Recorded> for ToolResult {
             source: recorded.source.map(Into::into),
             program: recorded.program,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(name: &str, text: &str) -> ToolResult {
+        let registry = Registry::builder().build().unwrap();
+        let call = (format!("c-{name}"), name.to_owned(), None);
+        let notes = crate::dispatch::Notes::default();
+        registry.finish(call, Ok(ToolOutput::Text(text.to_owned())), notes)
+    }
+
+    #[test]
+    fn the_largest_results_give_way_until_the_entry_fits_and_a_tiny_limit_ends() {
+        let registry = Registry::builder().build().unwrap();
+        let results = || vec![result("small", "ok"), result("big", &"x".repeat(5_000))];
+        let kept = fitted(&registry, results(), 2_000);
+        assert!(matches!(&kept[0].outcome, Ok(ToolOutput::Text(text)) if text == "ok"));
+        let error = kept[1].outcome.as_ref().unwrap_err();
+        assert!(error.message.contains("was not kept"), "{}", error.message);
+        // A limit below even the errors' size: each result replaced once, then it stops.
+        let tiny = fitted(&registry, results(), 10);
+        assert!(tiny.iter().all(|r| r.outcome.is_err()));
     }
 }
