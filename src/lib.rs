@@ -8,10 +8,11 @@
 pub use toolwright_core::{
     Annotations, Arguments, CallArguments, CallHooks, CallInfo, Callers, Content, ContentBlock,
     Context, ContextType, Dialect, DialectFacts, DryRun, DryRunVerdict, Effect, EmbeddedResource,
-    ErrorKind, Event, Idempotence, IntoToolOutput, MissingContext, Observation, Prepared, Problem,
-    ReconcileFuture, Reconciled, Registry, RegistryBuilder, RegistryError, RegistryErrors, Retry,
-    SchemaGenerator, TaskSupport, Telemetry, Tool, ToolCall, ToolError, ToolFuture, ToolOutcome,
-    ToolOutput, ToolResult, ToolSchema, ToolSettings, ToolSpec, Toolset, Via, is_valid_tool_name,
+    ErrorKind, Event, Idempotence, IntoToolOutput, MissingContext, Model, ModelFamily, Models,
+    Observation, Prepared, Problem, ReconcileFuture, Reconciled, Registry, RegistryBuilder,
+    RegistryError, RegistryErrors, Retry, SchemaGenerator, TaskSupport, Telemetry, Tool, ToolCall,
+    ToolError, ToolFuture, ToolOutcome, ToolOutput, ToolResult, ToolSchema, ToolSettings, ToolSpec,
+    Toolset, Via, is_valid_tool_name,
 };
 
 // Each module lists what it exposes: an item added to the core is public here only when

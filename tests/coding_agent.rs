@@ -275,3 +275,59 @@ fn secrets_in_the_environment_are_redacted_by_code() {
     let bad = ws.call("read_env", json!({"key": "$(rm -rf /)"}));
     assert_eq!(kind(&bad), Some(ErrorKind::InvalidArguments));
 }
+
+#[test]
+fn gpt_models_edit_with_apply_patch_and_the_others_with_edit_and_write() {
+    let fixture = fixture("families");
+    let names = |model: &str| -> Vec<String> {
+        let ctx = Context::new().with(toolwright::Model::new(model));
+        (fixture.registry)
+            .definitions(&ctx, toolwright::Dialect::OpenAiResponses { strict: true })
+            .unwrap()
+            .iter()
+            .map(|definition| definition["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let gpt = names("gpt-5.1-codex");
+    let claude = names("claude-sonnet-4-5");
+    assert!(gpt.contains(&"apply_patch".to_owned()), "{gpt:?}");
+    assert!(!gpt.contains(&"edit_file".to_owned()) && !gpt.contains(&"write_file".to_owned()));
+    assert!(claude.contains(&"edit_file".to_owned()) && claude.contains(&"write_file".to_owned()));
+    assert!(!claude.contains(&"apply_patch".to_owned()), "{claude:?}");
+    // Both keep the rest: reading, searching, undoing, running.
+    for shared in ["read_file", "search_files", "undo_edit", "run_command"] {
+        assert!(gpt.contains(&shared.to_owned()) && claude.contains(&shared.to_owned()));
+    }
+
+    // A GPT model's patch lands, and is undone like an edit.
+    let gpt_ctx = Context::new()
+        .with(toolwright::Model::new("gpt-5.1"))
+        .with(Writes(Workspace::new(&fixture.dir).unwrap()));
+    let run = |ctx: &Context, name: &str, arguments: serde_json::Value| {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(
+                fixture
+                    .registry
+                    .dispatch(ctx, ToolCall::new("c", name, arguments)),
+            )
+    };
+    let patch = "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n pub fn add(a: i32, b: i32) -> i32 {\n-    a - b\n+    a + b\n }\n*** End Patch";
+    let patched = run(&gpt_ctx, "apply_patch", json!({ "patch": patch }));
+    assert!(!patched.is_error(), "{}", patched.for_model());
+    let lib = std::fs::read_to_string(fixture.dir.join("src/lib.rs")).unwrap();
+    assert!(lib.contains("a + b"), "{lib}");
+    // The same model may not use the other family's tools.
+    let refused = run(
+        &gpt_ctx,
+        "write_file",
+        json!({"path": "x.rs", "content": "fn main() {}"}),
+    );
+    assert_eq!(kind(&refused), Some(ErrorKind::UnknownTool));
+    assert!(!fixture.dir.join("x.rs").exists());
+    let undone = run(&gpt_ctx, "undo_edit", json!({"path": "src/lib.rs"}));
+    assert!(!undone.is_error(), "{}", undone.for_model());
+    let lib = std::fs::read_to_string(fixture.dir.join("src/lib.rs")).unwrap();
+    assert!(lib.contains("a - b"), "{lib}");
+}

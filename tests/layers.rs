@@ -27,6 +27,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "effect",
             "error",
             "event",
+            "model",
             "similarity",
             "timer",
         ],

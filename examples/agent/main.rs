@@ -50,7 +50,10 @@ async fn main() -> Result<(), String> {
         }
     };
     let registry = coding_registry().build().map_err(|e| e.to_string())?;
-    let ctx = coding_context(&workspace).map_err(|e| e.to_string())?;
+    // The tools offered depend on the model's family: GPT models edit with apply_patch.
+    let ctx = coding_context(&workspace)
+        .map_err(|e| e.to_string())?
+        .with(toolwright::Model::new(&model_name));
     registry.check_context(&ctx).map_err(|e| e.to_string())?;
     let task =
         "The tests of this crate fail. Find the bug in src/lib.rs, fix it, and run the tests.";

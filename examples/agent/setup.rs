@@ -7,27 +7,36 @@ use std::path::Path;
 
 use toolwright::capability::Writes;
 use toolwright::policy::{Decision, EffectPolicy, Policy as _, PolicyRequest};
-use toolwright::{Arguments, Context, Registry, ToolSettings};
+use toolwright::{Arguments, Context, ModelFamily, Models, Registry, ToolSettings};
 
 use crate::tools::coding::{
-    EditFile, Environment, ListDir, ReadEnv, ReadFile, RunCommand, SearchFiles, UndoEdit,
-    Workspace, WriteFile,
+    ApplyPatch, EditFile, Environment, ListDir, ReadEnv, ReadFile, RunCommand, SearchFiles,
+    UndoEdit, Workspace, WriteFile,
 };
 
 /// The coding agent's tools. Every call goes through the default policy (reads and
 /// writes run, anything destructive or unknown waits for a person), except that this
 /// agent lets `cargo check` and `cargo test` run without asking ([`allow_cargo`]).
+///
+/// Files are changed the way each model family was trained to: GPT models get
+/// `apply_patch` (OpenAI's V4A patches), the others `edit_file` and `write_file`. The
+/// model a request is for is the [`toolwright::Model`] in its context; a context with none
+/// (an MCP client) gets the others' set.
 pub fn coding_registry() -> toolwright::RegistryBuilder {
+    let gpt = Models::family(ModelFamily::Gpt);
     Registry::builder()
         .with(ListDir)
         .with(ReadFile)
         .with(SearchFiles)
         .with(EditFile)
+        .with(ApplyPatch)
         .with(UndoEdit)
         .with(WriteFile)
         .with(RunCommand)
         .with(ReadEnv)
         .configure("run_command", ToolSettings::new().policy(allow_cargo))
+        .offer_only_to(gpt.clone(), ["apply_patch"])
+        .offer_only_to(!gpt, ["edit_file", "write_file"])
 }
 
 /// This agent's choice for `run_command`: `cargo check` and `cargo test` run build

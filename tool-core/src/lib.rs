@@ -48,6 +48,7 @@ pub mod lint;
 pub mod mcp;
 #[cfg(feature = "mcp-client")]
 pub mod mcp_client;
+mod model;
 mod observation;
 #[cfg(feature = "otel")]
 pub mod otel;
@@ -83,6 +84,7 @@ pub use dialect::{Dialect, DialectFacts};
 pub use effect::{Annotations, Effect};
 pub use error::{ErrorKind, Problem, ToolError};
 pub use event::Event;
+pub use model::{Model, ModelFamily, Models};
 pub use observation::Observation;
 pub use registry::{
     MissingContext, Registry, RegistryBuilder, RegistryError, RegistryErrors, Retry, ToolSettings,

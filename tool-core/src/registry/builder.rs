@@ -54,6 +54,8 @@ pub struct RegistryBuilder {
     /// then the ones added; their built-in tools are made at `build` over the tools
     /// added ([`Extension::build`]).
     extensions: Vec<Box<dyn Extension>>,
+    /// The tool sets per model ([`RegistryBuilder::offer_only_to`]).
+    pub(super) model_rules: super::models::ModelRules,
 }
 
 /// A tool added, not yet built into an entry.
@@ -81,6 +83,7 @@ impl RegistryBuilder {
             toggles: false,
             errors: Vec::new(),
             extensions: crate::standing_extensions(),
+            model_rules: Default::default(),
         }
     }
 
@@ -409,6 +412,11 @@ impl RegistryBuilder {
                 }
             }
         }
+        let unknown: Vec<RegistryError> = (self.model_rules.tools())
+            .filter(|name| !self.by_name.contains_key(*name))
+            .map(|name| self.unknown(name))
+            .collect();
+        self.errors.extend(unknown);
         if !self.errors.is_empty() {
             return Err(RegistryErrors(self.errors));
         }
@@ -437,6 +445,7 @@ impl RegistryBuilder {
             rendered: Default::default(),
             extensions,
             programs_only,
+            model_rules: self.model_rules,
         };
         let errors: Vec<RegistryError> = (registry.extensions())
             .filter_map(|extension| extension.built(&registry).err())

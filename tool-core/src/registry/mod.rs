@@ -2,7 +2,8 @@
 //! resolved, built once (`builder.rs`) and then served. What each caller is offered
 //! (visibility, lookup, suggestions) is in `offered.rs`; turning tools off and on in
 //! `enabled.rs`; the definitions each dialect is sent in `definitions.rs`; settings in
-//! `settings.rs`; toolsets in `toolset.rs`; the trait extensions plug in through in
+//! `settings.rs`; toolsets in `toolset.rs`; the tool sets per model family in
+//! `models.rs`; the trait extensions plug in through in
 //! `extension.rs` (search and code mode are extensions, above this module, and the
 //! registry knows neither). The call pipeline on top of it is `crate::dispatch`.
 
@@ -12,6 +13,7 @@ mod enabled;
 mod errors;
 pub(crate) mod extension;
 mod lint;
+mod models;
 mod offered;
 mod settings;
 mod toolset;
@@ -65,6 +67,8 @@ pub struct Registry {
     /// hosted code where the tool declares `hosted_code`), so it is not listed as a tool
     /// of the model's own. A fact of the specs, read by every listing; no extension's.
     programs_only: bool,
+    /// The tool sets per model ([`RegistryBuilder::offer_only_to`]).
+    model_rules: models::ModelRules,
 }
 
 /// One registered tool and what its calls go through, resolved when the registry was

@@ -1,4 +1,5 @@
-//! What each caller is offered: the visibility rule, tools turned off, deferred loading
+//! What each caller is offered: the visibility rule, the tool sets per model, tools
+//! turned off, deferred loading
 //! behind a search; the lookup of a call's tool as its caller sees the registry, and the
 //! names suggested when it is not there.
 
@@ -21,6 +22,7 @@ impl Registry {
     /// or a tool turned off.
     pub(crate) fn filters(&self) -> bool {
         self.has_visibility()
+            || self.model_rules.any()
             || self.switches.any_off()
             || self.programs_only
             || self.extensions().any(|extension| extension.filters())
@@ -62,10 +64,15 @@ impl Registry {
         if self.switches.any_off() && !self.is_enabled(&spec.name) {
             return false;
         }
-        match (&self.settings.visibility, ctx) {
-            (Some(visible), Some(ctx)) => visible(ctx, spec),
-            _ => true,
-        }
+        let Some(ctx) = ctx else {
+            return true;
+        };
+        self.offered_to_model(ctx, &spec.name)
+            && self
+                .settings
+                .visibility
+                .as_ref()
+                .is_none_or(|visible| visible(ctx, spec))
     }
 
     /// Whether and how `spec` is in the list of definitions `ctx`'s caller is sent in
