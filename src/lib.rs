@@ -68,6 +68,12 @@ pub mod feedback {
     pub use toolwright_core::feedback::{Feedback, Level, Scoped, log, progress, scope};
 }
 
+/// A run that ends with data: the terminal tool whose arguments are the run's typed final
+/// answer, and the run's calls its claims are checked against.
+pub mod final_result {
+    pub use toolwright_core::final_result::{FinalResult, RecordedCall, RunHistory};
+}
+
 /// Calls with external effects that happen once: the claim protocol and its stores.
 pub mod idempotency {
     #[cfg(feature = "postgres")]

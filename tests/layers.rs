@@ -52,15 +52,15 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("the wire: calls and results", &["call"]),
     (
         "reading and writing the wire",
-        &["arguments", "provider", "telemetry"],
+        &["arguments", "history", "provider", "telemetry"],
     ),
     ("what generated code calls", &["private"]),
     ("judging what a model reads", &["lint"]),
     ("search", &["search"]),
     ("the registry: tools and settings", &["registry"]),
     (
-        "what plugs into the registry: its search and deferred loading",
-        &["tool_search"],
+        "what plugs into the registry: its search and deferred loading, the final result",
+        &["final_result", "tool_search"],
     ),
     ("the call pipeline", &["dispatch"]),
     ("measuring which tool a request picks", &["eval"]),

@@ -1,8 +1,9 @@
 //! The agent loop, small enough to read in one sitting: send the tool definitions and
 //! the conversation to a model, dispatch the tool calls it answers with through the
-//! registry, append the results (ids matched), repeat until it answers in text or the
-//! step limit is hit. One loop for OpenAI-compatible Chat Completions and for Anthropic
-//! Messages: the provider module does the shapes.
+//! registry, append the results (ids matched), repeat until it submits its final result
+//! (or, for a registry without one, answers in text) or the step limit is hit. One loop
+//! for OpenAI-compatible Chat Completions and for Anthropic Messages: the provider module
+//! does the shapes.
 
 use serde_json::{Value, json};
 use toolwright::provider::{parse_calls, render_results};
@@ -74,10 +75,12 @@ impl Model for HttpModel {
     }
 }
 
-/// A model that replays recorded responses, in order.
+/// A model that replays recorded responses, in order, and keeps the requests it was sent.
 pub struct ScriptedModel {
     responses: Vec<Value>,
     next: std::cell::Cell<usize>,
+    /// Every request, in order.
+    pub requests: std::cell::RefCell<Vec<Value>>,
 }
 
 impl ScriptedModel {
@@ -86,12 +89,14 @@ impl ScriptedModel {
         Self {
             responses,
             next: std::cell::Cell::new(0),
+            requests: std::cell::RefCell::new(Vec::new()),
         }
     }
 }
 
 impl Model for ScriptedModel {
-    fn complete(&self, _request: &Value) -> Result<Value, String> {
+    fn complete(&self, request: &Value) -> Result<Value, String> {
+        self.requests.borrow_mut().push(request.clone());
         let index = self.next.get();
         self.next.set(index + 1);
         self.responses
@@ -106,11 +111,18 @@ impl Model for ScriptedModel {
 pub struct Transcript {
     /// Every message, in order: the task, the model's turns, the tool results.
     pub messages: Vec<Value>,
-    /// The model's final text, when it answered in text within the step limit.
+    /// The model's text on its last turn, if it wrote any.
     pub answer: Option<String>,
+    /// The run's final result, when the registry has one
+    /// ([`RegistryBuilder::with_final_result`](toolwright::RegistryBuilder::with_final_result))
+    /// and the model submitted it within the step limit.
+    pub result: Option<Value>,
 }
 
-/// Runs the loop on `task`, at most `max_steps` model turns.
+/// Runs the loop on `task`, at most `max_steps` model turns. A registry with a final
+/// result ends the run when the model submits it; a text answer then is not the end: the
+/// model is reminded and, on its next turn and on the last one the budget allows, made to
+/// call it (`tool_choice`). Without one, the run ends at the first text answer.
 pub async fn run(
     registry: &Registry,
     ctx: &Context,
@@ -121,21 +133,29 @@ pub async fn run(
     max_steps: usize,
 ) -> Result<Transcript, String> {
     let dialect = api.dialect();
-    let tools = registry.definitions(ctx, dialect).map_err(|errors| {
-        errors
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("\n")
-    })?;
+    let tools = registry
+        .definitions_shared(ctx, dialect)
+        .map_err(|errors| {
+            errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })?;
     let mut messages = vec![json!({"role": "user", "content": task})];
-    for _ in 0..max_steps {
-        let request = match api {
-            Api::OpenAiChat => json!({"model": model_name, "messages": messages, "tools": tools}),
+    let mut force = false;
+    for step in 0..max_steps {
+        let mut request = match api {
+            Api::OpenAiChat => json!({"model": model_name, "messages": messages, "tools": *tools}),
             Api::Anthropic => {
-                json!({"model": model_name, "max_tokens": 4096, "messages": messages, "tools": tools})
+                json!({"model": model_name, "max_tokens": 4096, "messages": messages, "tools": *tools})
             }
         };
+        if (force || step + 1 == max_steps)
+            && let Some(choice) = registry.force_final_result(dialect)
+        {
+            request["tool_choice"] = choice;
+        }
         let response = model.complete(&request)?;
         let (turn, text) = match api {
             Api::OpenAiChat => {
@@ -169,16 +189,32 @@ pub async fn run(
         let calls = parse_calls(dialect, &response).map_err(|e| e.to_string())?;
         messages.push(turn);
         if calls.is_empty() {
+            // With a final result, a text answer is not the end: ask again.
+            if let Some(reminder) = registry.final_result_reminder() {
+                messages.push(json!({"role": "user", "content": reminder}));
+                force = true;
+                continue;
+            }
             return Ok(Transcript {
                 messages,
                 answer: text,
+                result: None,
             });
         }
+        force = false;
         let results = registry.dispatch_batch(ctx, calls).await;
         messages.extend(render_results(dialect, &results));
+        if let Some(result) = registry.final_result::<Value>(&results) {
+            return Ok(Transcript {
+                messages,
+                answer: text,
+                result: Some(result),
+            });
+        }
     }
     Ok(Transcript {
         messages,
         answer: None,
+        result: None,
     })
 }

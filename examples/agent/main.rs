@@ -17,7 +17,7 @@ mod chat;
 mod setup;
 
 use chat::{Api, HttpModel, Model, ScriptedModel};
-use setup::{coding_context, coding_registry, scratch_workspace, script};
+use setup::{agent_registry, coding_context, scratch_workspace, script};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), String> {
@@ -49,7 +49,7 @@ async fn main() -> Result<(), String> {
             (Box::new(ScriptedModel::new(script())), dir)
         }
     };
-    let registry = coding_registry().build().map_err(|e| e.to_string())?;
+    let registry = agent_registry().build().map_err(|e| e.to_string())?;
     // The tools offered depend on the model's family: GPT models edit with apply_patch.
     let ctx = coding_context(&workspace)
         .map_err(|e| e.to_string())?
@@ -61,12 +61,15 @@ async fn main() -> Result<(), String> {
     for message in &transcript.messages {
         println!("{}", serde_json::to_string(message).unwrap_or_default());
     }
-    println!(
-        "\nanswer: {}",
-        transcript
-            .answer
-            .as_deref()
-            .unwrap_or("(no answer within the step limit)")
-    );
+    if let Some(answer) = &transcript.answer {
+        println!("\nanswer: {answer}");
+    }
+    match &transcript.result {
+        Some(result) => println!(
+            "\nresult: {}",
+            serde_json::to_string_pretty(result).unwrap_or_default()
+        ),
+        None => println!("\n(no result within the step limit)"),
+    }
     Ok(())
 }

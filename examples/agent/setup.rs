@@ -6,12 +6,13 @@
 use std::path::Path;
 
 use toolwright::capability::Writes;
+use toolwright::final_result::RunHistory;
 use toolwright::policy::{Decision, EffectPolicy, Policy as _, PolicyRequest};
 use toolwright::{Arguments, Context, ModelFamily, Models, Registry, ToolSettings};
 
 use crate::tools::coding::{
     ApplyPatch, EditFile, Environment, ListDir, ReadEnv, ReadFile, RunCommand, SearchFiles,
-    UndoEdit, Workspace, WriteFile,
+    UndoEdit, Workspace, WriteFile, final_report,
 };
 
 /// The coding agent's tools. Every call goes through the default policy (reads and
@@ -39,6 +40,14 @@ pub fn coding_registry() -> toolwright::RegistryBuilder {
         .offer_only_to(!gpt, ["edit_file", "write_file"])
 }
 
+/// The coding registry of the agent's own loop: the run ends with a
+/// [`Report`](crate::tools::coding::Report) (`submit_result`), whose `tests_passed` must
+/// agree with the last `cargo test` the run made. (An MCP server of the same tools has
+/// no loop to end: it serves [`coding_registry`].)
+pub fn agent_registry() -> toolwright::RegistryBuilder {
+    coding_registry().with_final_result(final_report())
+}
+
 /// This agent's choice for `run_command`: `cargo check` and `cargo test` run build
 /// scripts and tests, arbitrary code, so toolwright classifies them `external` and the
 /// default policy would ask a person each time. This agent allows them, because
@@ -60,9 +69,11 @@ pub fn allow_cargo(request: &PolicyRequest<'_>) -> Decision {
     EffectPolicy.decide(request).unwrap_or_else(Decision::deny)
 }
 
-/// The context the tools need, for a workspace at `root`.
+/// The context the tools need, for a workspace at `root`, with the run's history (what
+/// the final answer is checked against).
 pub fn coding_context(root: &Path) -> std::io::Result<Context> {
     Ok(Context::new()
+        .with(RunHistory::new())
         .with(Workspace::new(root)?)
         .with(Writes(Workspace::new(root)?))
         .with(Environment::from_process()))

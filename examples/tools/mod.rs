@@ -42,4 +42,5 @@ pub fn every_example_tool(
         .with(tasks::SendPayout)
         .with(tasks::CancelSubscription)
         .with(tasks::CloseAccount)
+        .with_final_result(coding::final_report())
 }

@@ -39,6 +39,8 @@ mod error;
 pub mod eval;
 mod event;
 pub mod feedback;
+pub mod final_result;
+mod history;
 crate::cfg_frameworks! {
     pub mod frameworks;
 }

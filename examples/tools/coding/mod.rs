@@ -6,6 +6,7 @@
 
 mod command;
 pub mod patch;
+mod report;
 mod sandbox;
 pub mod secrets;
 
@@ -17,6 +18,7 @@ use toolwright::capability::Writes;
 use toolwright::{ErrorKind, ToolError, ToolSchema, tool};
 
 pub use command::{CommandOutput, RunCommand, classify_command, run_command};
+pub use report::{Report, final_report, tests_claim};
 pub use sandbox::Confinement;
 
 /// The directory the agent works in, and the edits it can undo.

@@ -79,10 +79,12 @@ impl Registry {
                 Run::Running(running) => running.instrument(span.clone()).await,
             };
             self.take_left_ticket(ctx, &call, &outcome, &mut notes);
-            crate::telemetry::in_span!(
+            let result = crate::telemetry::in_span!(
                 span,
                 self.finish((call.id, call.name, call.program), outcome, notes)
-            )
+            );
+            crate::history::record(ctx, &call.arguments, &result);
+            result
         }
     }
 

@@ -76,10 +76,12 @@ impl Registry {
                         .await
                 }
             };
-        crate::telemetry::in_span!(
+        let result = crate::telemetry::in_span!(
             span,
             self.finish((call.id, call.name, call.program), outcome, notes)
-        )
+        );
+        crate::history::record(ctx, &call.arguments, &result);
+        result
     }
 
     /// Why `ticket` cannot be decided by the caller in `ctx` with `decision`, if it cannot.

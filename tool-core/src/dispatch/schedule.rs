@@ -1,6 +1,7 @@
 //! Scheduling a batch by effect: consecutive reads run together, a write runs alone in
 //! the order the model listed it (writes to different `#[arg(resource)]` values may
-//! share a turn), destructive, external and unclassifiable calls run alone. Results come
+//! share a turn), destructive, external and unclassifiable calls run alone; a call that
+//! ends the run (a final result) runs last. Results come
 //! back in listed order, matched by call id, whatever finishes first; a cancelled batch
 //! still answers every call.
 
@@ -24,7 +25,11 @@ struct Slot<'r> {
     call: ToolCall,
     notes: Notes<'r>,
     admitted: Option<Admitted<'r>>,
+    /// A refusal at the gate.
     outcome: Option<Result<ToolOutput, ToolError>>,
+    /// The result of a call that ran, answered (and recorded in the run's history) as
+    /// soon as it finished, so a later call of the batch sees it.
+    result: Option<ToolResult>,
 }
 
 impl Registry {
@@ -50,7 +55,11 @@ impl Registry {
             .into_iter()
             .map(|call| self.admit_slot(ctx, call))
             .collect();
-        let turns = plan_turns(&slots);
+        let turns = plan_turns(&slots, |slot| {
+            (slot.notes.entry)
+                .and_then(|entry| self.extension_of(entry))
+                .is_some_and(|extension| extension.ends_run())
+        });
         let slots: Vec<Mutex<Slot<'_>>> = slots.into_iter().map(Mutex::new).collect();
 
         {
@@ -81,10 +90,16 @@ impl Registry {
                             let outcome =
                                 tracing::Instrument::instrument(run.outcome(), span).await;
                             self.take_left_ticket(ctx, &call, &outcome, &mut notes);
+                            let span = notes.span.clone();
+                            let arguments = call.arguments;
+                            let result = crate::telemetry::in_span!(
+                                span,
+                                self.finish((call.id, call.name, call.program), outcome, notes)
+                            );
+                            crate::history::record(ctx, &arguments, &result);
                             let mut guard =
                                 slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                            guard.outcome = Some(outcome);
-                            guard.notes = notes;
+                            guard.result = Some(result);
                         }
                     });
                     futures_util::stream::iter(runs)
@@ -102,7 +117,7 @@ impl Registry {
 
         slots
             .into_iter()
-            .map(|slot| self.answer_slot(slot))
+            .map(|slot| self.answer_slot(ctx, slot))
             .collect()
     }
 
@@ -121,15 +136,19 @@ impl Registry {
             notes,
             admitted,
             outcome,
+            result: None,
         }
     }
 
     /// The result of one call of a batch: its outcome, or `cancelled` when the batch
     /// stopped before it finished.
-    fn answer_slot(&self, slot: Mutex<Slot<'_>>) -> ToolResult {
+    fn answer_slot(&self, ctx: &Context, slot: Mutex<Slot<'_>>) -> ToolResult {
         let slot = slot
             .into_inner()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(result) = slot.result {
+            return result;
+        }
         let outcome = slot.outcome.unwrap_or_else(|| {
             Err(ToolError::new(
                 ErrorKind::Cancelled,
@@ -141,19 +160,21 @@ impl Registry {
             .with_hint("the call may or may not have taken effect; check before calling again"))
         });
         let span = slot.notes.span.clone();
-        crate::telemetry::in_span!(span, {
+        let result = crate::telemetry::in_span!(span, {
             self.finish(
                 (slot.call.id, slot.call.name, slot.call.program),
                 outcome,
                 slot.notes,
             )
-        })
+        });
+        crate::history::record(ctx, &slot.call.arguments, &result);
+        result
     }
 }
 
 /// Turns of admitted calls, in listed order: a turn of consecutive reads, a turn of
 /// writes to pairwise different resources, or a turn of one call.
-fn plan_turns(slots: &[Slot<'_>]) -> Vec<Vec<usize>> {
+fn plan_turns<'r>(slots: &[Slot<'r>], ends_run: impl Fn(&Slot<'r>) -> bool) -> Vec<Vec<usize>> {
     #[derive(PartialEq)]
     enum Kind {
         Reads,
@@ -161,10 +182,15 @@ fn plan_turns(slots: &[Slot<'_>]) -> Vec<Vec<usize>> {
         Alone,
     }
     let mut turns: Vec<(Kind, Vec<usize>)> = Vec::new();
+    let mut last = Vec::new();
     for (index, slot) in slots.iter().enumerate() {
         let Some(admitted) = &slot.admitted else {
             continue;
         };
+        if ends_run(slot) {
+            last.push(index);
+            continue;
+        }
         // Only writes share a turn by resource; a single dispatch never asks.
         let resource = match admitted.effect {
             Effect::Write => (admitted.read.tool.hooks())
@@ -194,5 +220,9 @@ fn plan_turns(slots: &[Slot<'_>]) -> Vec<Vec<usize>> {
             turns.push((kind, vec![index]));
         }
     }
-    turns.into_iter().map(|(_, members)| members).collect()
+    // A call that ends the run (a final result) after every other: what it checks has
+    // happened.
+    (turns.into_iter().map(|(_, members)| members))
+        .chain(last.into_iter().map(|index| vec![index]))
+        .collect()
 }

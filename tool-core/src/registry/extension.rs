@@ -133,6 +133,12 @@ pub(crate) trait Extension: std::any::Any + Send + Sync {
         None
     }
 
+    /// Whether a call of its built-in tool ends the run (a final result): it runs after
+    /// every other call of its batch, so what it checks sees them.
+    fn ends_run(&self) -> bool {
+        false
+    }
+
     /// At the end of `build`, once, with the registry whole: work that needs every tool,
     /// built-ins included (the search by meaning embeds them); what fails is an error of
     /// the build.
