@@ -24,8 +24,11 @@ pub(super) struct ModelRules {
     /// The tool's rule, by the tool's name.
     by_tool: FxHashMap<String, usize>,
     /// Definitions kept per dialect and per the rules a model matches.
-    kept: Mutex<Vec<((Dialect, Vec<bool>), Arc<Vec<Value>>)>>,
+    kept: Mutex<Vec<(SetKey, Arc<Vec<Value>>)>>,
 }
+
+/// A dialect, and which rules a model matches (the tool set it is offered).
+type SetKey = (Dialect, Vec<bool>);
 
 impl ModelRules {
     /// Gives `tools` the rule `models`; a tool given a rule already is offered to the
