@@ -74,6 +74,12 @@ pub mod final_result {
     pub use toolwright_core::final_result::{FinalResult, RecordedCall, RunHistory};
 }
 
+/// Streaming tool input: a call's arguments checked while the model is still writing
+/// them.
+pub mod partial {
+    pub use toolwright_core::partial::{PartialCall, Verdict};
+}
+
 /// Calls with external effects that happen once: the claim protocol and its stores.
 pub mod idempotency {
     #[cfg(feature = "postgres")]

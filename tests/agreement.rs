@@ -30,7 +30,7 @@ fn leaf() -> BoxedStrategy<Value> {
     .boxed()
 }
 
-fn any_json() -> BoxedStrategy<Value> {
+pub(crate) fn any_json() -> BoxedStrategy<Value> {
     leaf()
         .prop_recursive(3, 16, 4, |inner| {
             prop_oneof![
@@ -137,7 +137,7 @@ fn shaped(schema: &Value, root: &Value, depth: usize) -> BoxedStrategy<Value> {
 }
 
 /// An object with each declared property present or not, and now and then an extra one.
-fn object(schema: &Value, root: &Value, depth: usize) -> BoxedStrategy<Value> {
+pub(crate) fn object(schema: &Value, root: &Value, depth: usize) -> BoxedStrategy<Value> {
     let properties: Vec<(String, Value)> = schema
         .get("properties")
         .and_then(Value::as_object)

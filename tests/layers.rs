@@ -63,6 +63,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["final_result", "tool_search"],
     ),
     ("the call pipeline", &["dispatch"]),
+    ("calls read while they are written", &["partial"]),
     ("measuring which tool a request picks", &["eval"]),
     ("calls that outlive their request", &["task"]),
     ("runs on a durable engine", &["restate"]),

@@ -55,6 +55,7 @@ mod observation;
 #[cfg(feature = "otel")]
 pub mod otel;
 pub mod output;
+pub mod partial;
 pub mod policy;
 pub mod provider;
 mod registry;

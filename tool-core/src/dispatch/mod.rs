@@ -97,6 +97,17 @@ impl Registry {
 }
 
 impl Registry {
+    /// The result of a call answered without running it (a streamed call that was cut or
+    /// could not be valid): `error`, with the call's id, as the model reads any error.
+    pub(crate) fn answer_unrun(&self, call: &ToolCall, error: ToolError) -> ToolResult {
+        let notes = Notes::new(crate::telemetry::call_span(call));
+        self.finish(
+            (call.id.clone(), call.name.clone(), call.program.clone()),
+            Err(error),
+            notes,
+        )
+    }
+
     /// The ticket of a call that ended awaiting approval while it ran, into its result:
     /// one a built-in left (a program paused for a nested call's approval), or, for a
     /// tool that asked itself (an imported MCP tool whose server asks a person), a ticket
