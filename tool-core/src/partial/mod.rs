@@ -154,7 +154,7 @@ impl<'r> PartialCall<'r> {
     /// before the arguments' `{`.
     pub fn snapshot(&self) -> Value {
         match &self.read {
-            Read::Reading(reader, _) => reader.snapshot(),
+            Read::Reading(reader, _) => reader.snapshot(&self.text),
             Read::Refused(_) => Value::Null,
         }
     }
@@ -179,7 +179,7 @@ impl<'r> PartialCall<'r> {
     /// registry, as any call), or the result that answers it without running it: why
     /// it is hopeless, every problem listed, or that it was cut before its end (a
     /// token limit, a dropped connection) and must be written again.
-    pub fn finish(self) -> Result<ToolCall, ToolResult> {
+    pub fn finish(self) -> Result<ToolCall, Box<ToolResult>> {
         let error = match self.read {
             Read::Refused(error) => error,
             Read::Reading(_, Verdict::Complete) => {
@@ -207,6 +207,6 @@ impl<'r> PartialCall<'r> {
             ),
         };
         let call = ToolCall::new(self.id, self.name, self.text);
-        Err(self.registry.answer_unrun(&call, error))
+        Err(Box::new(self.registry.answer_unrun(&call, error)))
     }
 }

@@ -363,53 +363,97 @@ fn common_prefix(names: &[&str], text: &str) -> usize {
         .unwrap_or(0)
 }
 
-/// Why a complete number cannot fit `conjunction`, if it cannot.
-pub(super) fn check_number(conjunction: &Conjunction<'_>, text: &str) -> Option<String> {
-    let value: Value = serde_json::from_str(text).ok()?;
-    let number = value.as_f64()?;
-    for schema in conjunction {
-        let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
-        if integer_only(&vec![*schema]) && number.fract() != 0.0 {
+/// What a complete number must meet, read from a conjunction once.
+#[derive(Default)]
+pub(super) struct NumberLimits {
+    integer: bool,
+    minimum: Option<f64>,
+    maximum: Option<f64>,
+    above: Option<f64>,
+    below: Option<f64>,
+    /// For each schema with an `enum` or `const`: the numbers it allows.
+    members: Vec<Vec<f64>>,
+}
+
+impl NumberLimits {
+    pub(super) fn of(conjunction: &Conjunction<'_>) -> Self {
+        let bound = |key: &str, pick: fn(f64, f64) -> f64| {
+            (conjunction.iter())
+                .filter_map(|schema| schema.get(key).and_then(Value::as_f64))
+                .reduce(pick)
+        };
+        Self {
+            integer: conjunction
+                .iter()
+                .any(|schema| integer_only(&vec![*schema])),
+            minimum: bound("minimum", f64::max),
+            maximum: bound("maximum", f64::min),
+            above: bound("exclusiveMinimum", f64::max),
+            below: bound("exclusiveMaximum", f64::min),
+            members: (conjunction.iter())
+                .filter_map(|schema| {
+                    let listed = match (schema.get("enum"), schema.get("const")) {
+                        (Some(Value::Array(members)), _) => members.iter().collect::<Vec<_>>(),
+                        (_, Some(member)) => vec![member],
+                        _ => return None,
+                    };
+                    Some(listed.into_iter().filter_map(Value::as_f64).collect())
+                })
+                .collect(),
+        }
+    }
+
+    /// Whether anything is checked.
+    pub(super) fn any(&self) -> bool {
+        self.integer
+            || self.minimum.is_some()
+            || self.maximum.is_some()
+            || self.above.is_some()
+            || self.below.is_some()
+            || !self.members.is_empty()
+    }
+
+    /// Why a complete number (`text`, worth `number`) cannot fit, if it cannot.
+    pub(super) fn check(&self, text: &str, number: f64) -> Option<String> {
+        if number.is_nan() {
+            return None;
+        }
+        if self.integer && number.fract() != 0.0 {
             return Some(format!("expected an integer, got {text}"));
         }
-        if let Some(minimum) = bound("minimum")
+        if let Some(minimum) = self.minimum
             && number < minimum
         {
             return Some(format!(
                 "expected a number of at least {minimum}, got {text}"
             ));
         }
-        if let Some(maximum) = bound("maximum")
+        if let Some(maximum) = self.maximum
             && number > maximum
         {
             return Some(format!(
                 "expected a number of at most {maximum}, got {text}"
             ));
         }
-        if let Some(minimum) = bound("exclusiveMinimum")
+        if let Some(minimum) = self.above
             && number <= minimum
         {
             return Some(format!("expected a number above {minimum}, got {text}"));
         }
-        if let Some(maximum) = bound("exclusiveMaximum")
+        if let Some(maximum) = self.below
             && number >= maximum
         {
             return Some(format!("expected a number below {maximum}, got {text}"));
         }
-        let members = match (schema.get("enum"), schema.get("const")) {
-            (Some(Value::Array(members)), _) => Some(members.iter().collect::<Vec<_>>()),
-            (_, Some(member)) => Some(vec![member]),
-            _ => None,
-        };
-        if let Some(members) = members
-            && !members
-                .iter()
-                .any(|member| member.as_f64().is_some_and(|allowed| allowed == number))
+        if self
+            .members
+            .iter()
+            .any(|allowed| !allowed.contains(&number))
         {
             return Some(format!("{text} is not one of the allowed values"));
         }
+        None
     }
-    None
 }
 
 /// Why a complete `true`, `false` or `null` cannot fit `conjunction`, if it cannot.
@@ -475,12 +519,9 @@ pub(super) fn check_key_prefix(closed: &[Vec<&str>], prefix: &str) -> Option<(us
         })
 }
 
-/// The members an object fitting `conjunction` must have that `present` lacks.
-pub(super) fn missing<'s>(
-    conjunction: &Conjunction<'s>,
-    present: &Map<String, Value>,
-) -> Vec<&'s str> {
-    let mut missing = Vec::new();
+/// The members an object fitting `conjunction` must have.
+pub(super) fn required<'s>(conjunction: &Conjunction<'s>) -> Vec<&'s str> {
+    let mut names: Vec<&str> = Vec::new();
     for schema in conjunction {
         for name in (schema
             .get("required")
@@ -489,12 +530,12 @@ pub(super) fn missing<'s>(
             .flatten())
         .filter_map(Value::as_str)
         {
-            if !present.contains_key(name) && !missing.contains(&name) {
-                missing.push(name);
+            if !names.contains(&name) {
+                names.push(name);
             }
         }
     }
-    missing
+    names
 }
 
 fn unknown_key(schema: &Map<String, Value>, key: &str, _complete: bool) -> String {

@@ -2,9 +2,12 @@
 //! byte is looked at once, whatever the pieces), each value checked against the schema
 //! as it is written (`prefix.rs`), and the value so far kept for a snapshot.
 
-use serde_json::{Map, Value};
+use std::sync::Arc;
 
-use super::prefix::{self, Conjunction, Kind, Schemas, StringLimits};
+use rustc_hash::FxHashMap;
+use serde_json::Value;
+
+use super::prefix::{self, Conjunction, Kind, NumberLimits, Schemas, StringLimits};
 use crate::error::Problem;
 use crate::validate::JsonPath;
 
@@ -98,31 +101,144 @@ impl NumberState {
 
 /// One way the value being written may fit: the schemas it must meet, and the way of its
 /// container it belongs to.
-struct Candidate<'s> {
-    conjunction: Conjunction<'s>,
+struct Candidate {
+    /// Its conjunction, in the reader's `Ways`.
+    way: usize,
     /// Its container's candidate this one came from (0 at the root).
     parent: usize,
     alive: bool,
 }
 
 /// A value being written, with what it may still be.
-struct Frame<'s> {
+struct Frame {
     kind: Kind,
-    candidates: Vec<Candidate<'s>>,
+    candidates: Vec<Candidate>,
     /// Members or items so far.
     count: u64,
-    /// An object's members, or an array's items, so far.
-    value: Value,
-    /// A string's or a number's text so far, or a key being read.
+    /// An object's keys so far (for `required`).
+    keys: Vec<String>,
+    /// A string's text so far (when a limit reads it), a number's, or a key being read.
     text: String,
-    /// Characters in `text`, for a string.
+    /// Characters in the string so far.
     chars: u64,
     /// The key the next member's value belongs to.
     key: Option<String>,
-    /// For a string: each candidate's limits.
-    strings: Vec<StringLimits<'s>>,
-    /// For an object: each candidate's closed member names.
-    closed: Vec<Vec<Vec<&'s str>>>,
+    /// For a container: where its text is whole (after its `{` or `[`, or after its
+    /// last complete member or item); for a string: after its last whole character.
+    /// What a snapshot cuts the text at.
+    whole: usize,
+    /// For a string: whether a limit reads its text (else only its characters are counted).
+    keeps_text: bool,
+}
+
+/// Every conjunction met so far, once each, with what is read from it and the ways of
+/// its members and items, each worked out once: a long array of objects costs a
+/// lookup per value, not a walk of the schema.
+struct Ways<'s> {
+    schemas: Schemas<'s>,
+    all: Vec<Way<'s>>,
+}
+
+/// One conjunction and its facts.
+struct Way<'s> {
+    conjunction: Conjunction<'s>,
+    strings: StringLimits<'s>,
+    closed: Vec<Vec<&'s str>>,
+    max_items: Option<u64>,
+    min_items: Option<u64>,
+    /// The kinds it allows, one bit each.
+    kinds: u8,
+    numbers: NumberLimits,
+    /// The members an object must have.
+    required: Vec<&'s str>,
+    /// Whether it lists the values allowed (`enum`, `const`).
+    lists_values: bool,
+    members: FxHashMap<String, Children>,
+    /// By index, up to the longest `prefixItems` (the rest share the last entry).
+    items: FxHashMap<usize, Children>,
+    prefix_items: usize,
+}
+
+/// A member's or an item's ways, or why there is no such member or item.
+type Children = Result<Arc<[usize]>, String>;
+
+const KINDS: [Kind; 6] = [
+    Kind::Object,
+    Kind::Array,
+    Kind::String,
+    Kind::Number,
+    Kind::Bool,
+    Kind::Null,
+];
+
+fn bit(kind: Kind) -> u8 {
+    1 << KINDS.iter().position(|k| *k == kind).unwrap_or(0)
+}
+
+impl<'s> Ways<'s> {
+    fn add(&mut self, conjunction: Conjunction<'s>) -> usize {
+        let kinds = KINDS
+            .iter()
+            .filter(|kind| prefix::kind_fits(&conjunction, **kind))
+            .fold(0, |bits, kind| bits | bit(*kind));
+        let prefix_items = (conjunction.iter())
+            .filter_map(|schema| schema.get("prefixItems").and_then(Value::as_array))
+            .map(Vec::len)
+            .max()
+            .unwrap_or(0);
+        self.all.push(Way {
+            strings: StringLimits::of(&conjunction),
+            closed: prefix::closed_names(&conjunction),
+            max_items: prefix::max_items(&conjunction),
+            min_items: prefix::min_items(&conjunction),
+            kinds,
+            numbers: NumberLimits::of(&conjunction),
+            required: prefix::required(&conjunction),
+            lists_values: conjunction
+                .iter()
+                .any(|schema| schema.contains_key("enum") || schema.contains_key("const")),
+            members: FxHashMap::default(),
+            items: FxHashMap::default(),
+            prefix_items,
+            conjunction,
+        });
+        self.all.len() - 1
+    }
+
+    fn add_all(&mut self, conjunctions: Vec<Conjunction<'s>>) -> Arc<[usize]> {
+        conjunctions
+            .into_iter()
+            .map(|conjunction| self.add(conjunction))
+            .collect()
+    }
+
+    fn member(&mut self, way: usize, key: &str) -> Children {
+        if let Some(children) = self.all[way].members.get(key) {
+            return children.clone();
+        }
+        let children = (self.schemas)
+            .member(&self.all[way].conjunction, key)
+            .map(|conjunctions| self.add_all(conjunctions));
+        // Bounded: a model may write any number of keys a schema does not close.
+        if self.all[way].members.len() < 256 {
+            self.all[way]
+                .members
+                .insert(key.to_owned(), children.clone());
+        }
+        children
+    }
+
+    fn item(&mut self, way: usize, index: usize) -> Children {
+        let slot = index.min(self.all[way].prefix_items);
+        if let Some(children) = self.all[way].items.get(&slot) {
+            return children.clone();
+        }
+        let children = (self.schemas)
+            .item(&self.all[way].conjunction, index)
+            .map(|conjunctions| self.add_all(conjunctions));
+        self.all[way].items.insert(slot, children.clone());
+        children
+    }
 }
 
 /// What the read has found so far.
@@ -135,17 +251,20 @@ pub(super) enum Found {
 
 /// The incremental reader.
 pub(super) struct Reader<'s> {
-    schemas: Schemas<'s>,
-    /// The alternatives of the arguments object.
-    root: Vec<Conjunction<'s>>,
+    ways: Ways<'s>,
+    /// The ways of the arguments object.
+    root: Arc<[usize]>,
     lex: Lex,
-    frames: Vec<Frame<'s>>,
-    path: JsonPath,
+    frames: Vec<Frame>,
+    /// Frames done with, kept to be used again (their buffers).
+    spare: Vec<Frame>,
+    /// A buffer for the candidates of the next value.
+    candidates: Vec<Candidate>,
     /// Bytes read so far.
     offset: usize,
     found: Found,
-    /// The complete arguments, once read.
-    complete: Option<Value>,
+    /// Where the arguments end, once complete.
+    end: Option<usize>,
     /// Why candidates died, deepest first (for the report once all have).
     reasons: Vec<Problem>,
     /// Where the text being checked went wrong, when it is not the byte being read (a
@@ -156,15 +275,21 @@ pub(super) struct Reader<'s> {
 impl<'s> Reader<'s> {
     pub(super) fn new(schema: &'s Value) -> Self {
         let schemas = Schemas { root: schema };
-        Self {
+        let mut ways = Ways {
             schemas,
-            root: schemas.alternatives(schema),
+            all: Vec::new(),
+        };
+        let root = ways.add_all(schemas.alternatives(schema));
+        Self {
+            ways,
+            root,
             lex: Lex::Value,
             frames: Vec::new(),
-            path: JsonPath::root(),
+            spare: Vec::new(),
+            candidates: Vec::new(),
             offset: 0,
             found: Found::Incomplete,
-            complete: None,
+            end: None,
             reasons: Vec::new(),
             pin: None,
         }
@@ -217,13 +342,16 @@ impl<'s> Reader<'s> {
             return;
         };
         let before = frame.text.len();
-        frame.text.push_str(run);
-        let run = Some((start, before));
         if key {
-            self.check_key_prefix(run);
+            frame.text.push_str(run);
+            self.check_key_prefix(Some((start, before)));
         } else {
-            frame.chars += run_chars(&frame.text[before..]);
-            self.check_string(false, run);
+            frame.chars += run_chars(run);
+            frame.whole = self.offset;
+            if frame.keeps_text {
+                frame.text.push_str(run);
+            }
+            self.check_string(false, Some((start, before)));
         }
     }
 
@@ -412,11 +540,15 @@ impl<'s> Reader<'s> {
         let Some(frame) = self.frames.last_mut() else {
             return;
         };
-        frame.text.push(decoded);
         if key {
+            frame.text.push(decoded);
             self.check_key_prefix(None);
         } else {
             frame.chars += 1;
+            frame.whole = self.offset + 1;
+            if frame.keeps_text {
+                frame.text.push(decoded);
+            }
             self.check_string(false, None);
         }
     }
@@ -453,13 +585,14 @@ impl<'s> Reader<'s> {
             ),
             _ => return self.malformed(byte, "a value"),
         };
-        // Where it goes: its alternatives, from each living candidate of its container.
-        let mut candidates: Vec<Candidate<'s>> = Vec::new();
+        // Where it goes: its ways, from each living candidate of its container.
+        let mut candidates = std::mem::take(&mut self.candidates);
+        candidates.clear();
         let mut refusals: Vec<(usize, String)> = Vec::new();
         match self.frames.last() {
             None => {
-                candidates.extend(self.root.iter().map(|conjunction| Candidate {
-                    conjunction: conjunction.clone(),
+                candidates.extend(self.root.iter().map(|&way| Candidate {
+                    way,
                     parent: 0,
                     alive: true,
                 }));
@@ -472,83 +605,49 @@ impl<'s> Reader<'s> {
                     let children = match container.kind {
                         Kind::Object => {
                             let key = container.key.as_deref().unwrap_or_default();
-                            self.schemas.member(&parent.conjunction, key)
+                            self.ways.member(parent.way, key)
                         }
-                        _ => match prefix::max_items(&parent.conjunction) {
+                        _ => match self.ways.all[parent.way].max_items {
                             Some(most) if container.count >= most => Err(format!(
                                 "expected at most {most} items, got more (the array is past maxItems)"
                             )),
-                            _ => self
-                                .schemas
-                                .item(&parent.conjunction, container.count as usize),
+                            _ => self.ways.item(parent.way, container.count as usize),
                         },
                     };
                     match children {
                         Ok(children) if children.is_empty() => {
                             refusals.push((index, "no value is allowed here".to_owned()))
                         }
-                        Ok(children) => {
-                            candidates.extend(children.into_iter().map(|conjunction| Candidate {
-                                conjunction,
-                                parent: index,
-                                alive: true,
-                            }))
-                        }
+                        Ok(children) => candidates.extend(children.iter().map(|&way| Candidate {
+                            way,
+                            parent: index,
+                            alive: true,
+                        })),
                         Err(why) => refusals.push((index, why)),
                     }
                 }
             }
         }
-        // Enter it.
-        if let Some(container) = self.frames.last() {
-            match container.kind {
-                Kind::Object => self
-                    .path
-                    .push_key(container.key.as_deref().unwrap_or_default()),
-                _ => self.path.push_index(container.count as usize),
-            }
-        }
-        let strings = if kind == Kind::String {
-            candidates
-                .iter()
-                .map(|candidate| StringLimits::of(&candidate.conjunction))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let closed = if kind == Kind::Object {
-            candidates
-                .iter()
-                .map(|candidate| prefix::closed_names(&candidate.conjunction))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let mut text = String::new();
+        let mut frame = self.spare.pop().unwrap_or_else(Frame::empty);
+        frame.kind = kind;
+        frame.candidates.append(&mut candidates);
+        self.candidates = candidates;
+        frame.whole = self.offset + 1;
         if kind == Kind::Number {
-            text.push(byte as char);
+            frame.text.push(byte as char);
         }
-        self.frames.push(Frame {
-            kind,
-            candidates,
-            count: 0,
-            value: match kind {
-                Kind::Object => Value::Object(Map::new()),
-                Kind::Array => Value::Array(Vec::new()),
-                _ => Value::Null,
-            },
-            text,
-            chars: 0,
-            key: None,
-            strings,
-            closed,
-        });
+        if kind == Kind::String {
+            let ways = &self.ways.all;
+            frame.keeps_text = (frame.candidates.iter())
+                .any(|candidate| !ways[candidate.way].strings.members.is_empty());
+        }
+        self.frames.push(frame);
         self.lex = lex;
         let level = self.frames.len() - 1;
         // The container's candidates with no way for this value die.
         for (index, why) in refusals {
             if level > 0 {
-                let problem = Problem::new(self.path.text(), why);
+                let problem = Problem::new(self.path_text(), why);
                 self.kill(level - 1, index, problem);
             }
         }
@@ -557,19 +656,19 @@ impl<'s> Reader<'s> {
         }
         // Then those of its own that do not allow its kind: one problem for all.
         let frame = &self.frames[level];
-        let living: Vec<&Conjunction<'_>> = (frame.candidates.iter())
-            .filter(|candidate| candidate.alive)
-            .map(|candidate| &candidate.conjunction)
-            .collect();
         let wrong: Vec<usize> = (frame.candidates.iter().enumerate())
             .filter(|(_, candidate)| {
-                candidate.alive && !prefix::kind_fits(&candidate.conjunction, kind)
+                candidate.alive && self.ways.all[candidate.way].kinds & bit(kind) == 0
             })
             .map(|(index, _)| index)
             .collect();
         if !wrong.is_empty() {
+            let living: Vec<&Conjunction<'_>> = (frame.candidates.iter())
+                .filter(|candidate| candidate.alive)
+                .map(|candidate| &self.ways.all[candidate.way].conjunction)
+                .collect();
             let message = prefix::wrong_kind(&living, kind);
-            let problem = Problem::new(self.path.text(), message);
+            let problem = Problem::new(self.path_text(), message);
             for index in wrong {
                 self.kill(level, index, problem.clone());
                 if self.lex == Lex::Stopped {
@@ -579,7 +678,7 @@ impl<'s> Reader<'s> {
         }
         if frame_is_dead(&self.frames[level]) && self.lex != Lex::Stopped {
             // A value with no candidates at all (its container had none living).
-            let problem = Problem::new(self.path.text(), "no value is allowed here");
+            let problem = Problem::new(self.path_text(), "no value is allowed here");
             self.hopeless(vec![problem]);
         }
     }
@@ -598,15 +697,17 @@ impl<'s> Reader<'s> {
     fn check_key_prefix(&mut self, run: Option<(usize, usize)>) {
         let level = self.frames.len() - 1;
         let frame = &self.frames[level];
-        let dead: Vec<(usize, usize, String)> = (frame.closed.iter().enumerate())
-            .filter(|(index, closed)| frame.candidates[*index].alive && !closed.is_empty())
-            .filter_map(|(index, closed)| {
-                prefix::check_key_prefix(closed, &frame.text).map(|(at, why)| (index, at, why))
+        let ways = &self.ways.all;
+        let dead: Vec<(usize, usize, String)> = (frame.candidates.iter().enumerate())
+            .filter(|(_, candidate)| candidate.alive && !ways[candidate.way].closed.is_empty())
+            .filter_map(|(index, candidate)| {
+                prefix::check_key_prefix(&ways[candidate.way].closed, &frame.text)
+                    .map(|(at, why)| (index, at, why))
             })
             .collect();
         for (index, at, why) in dead {
             self.pin = run.map(|(start, before)| start + at.saturating_sub(before));
-            self.kill(level, index, Problem::new(self.path.text(), why));
+            self.kill(level, index, Problem::new(self.path_text(), why));
             self.pin = None;
             if self.lex == Lex::Stopped {
                 return;
@@ -618,17 +719,18 @@ impl<'s> Reader<'s> {
     fn check_string(&mut self, complete: bool, run: Option<(usize, usize)>) {
         let level = self.frames.len() - 1;
         let frame = &self.frames[level];
-        let dead: Vec<(usize, usize, String)> = (frame.strings.iter().enumerate())
-            .filter(|(index, _)| frame.candidates[*index].alive)
-            .filter_map(|(index, limits)| {
-                limits
+        let ways = &self.ways.all;
+        let dead: Vec<(usize, usize, String)> = (frame.candidates.iter().enumerate())
+            .filter(|(_, candidate)| candidate.alive)
+            .filter_map(|(index, candidate)| {
+                (ways[candidate.way].strings)
                     .check(&frame.text, frame.chars, complete)
                     .map(|(at, why)| (index, at, why))
             })
             .collect();
         for (index, at, why) in dead {
             self.pin = run.map(|(start, before)| start + at.saturating_sub(before));
-            self.kill(level, index, Problem::new(self.path.text(), why));
+            self.kill(level, index, Problem::new(self.path_text(), why));
             self.pin = None;
             if self.lex == Lex::Stopped {
                 return;
@@ -641,50 +743,48 @@ impl<'s> Reader<'s> {
         if self.lex == Lex::Stopped {
             return;
         }
-        let text = self
-            .frames
-            .last_mut()
-            .map(|frame| std::mem::take(&mut frame.text))
-            .unwrap_or_default();
-        self.finish_value(Value::String(text));
+        self.finish_value(self.offset + 1);
     }
 
     fn end_number(&mut self) {
         let level = self.frames.len() - 1;
         let frame = &self.frames[level];
+        let number: f64 = frame.text.parse().unwrap_or(f64::NAN);
         let dead: Vec<(usize, String)> = (frame.candidates.iter().enumerate())
-            .filter(|(_, candidate)| candidate.alive)
+            .filter(|(_, candidate)| candidate.alive && self.ways.all[candidate.way].numbers.any())
             .filter_map(|(index, candidate)| {
-                prefix::check_number(&candidate.conjunction, &frame.text).map(|why| (index, why))
+                (self.ways.all[candidate.way].numbers)
+                    .check(&frame.text, number)
+                    .map(|why| (index, why))
             })
             .collect();
         for (index, why) in dead {
-            self.kill(level, index, Problem::new(self.path.text(), why));
+            self.kill(level, index, Problem::new(self.path_text(), why));
             if self.lex == Lex::Stopped {
                 return;
             }
         }
-        let text = std::mem::take(&mut self.frames[level].text);
-        let value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        self.finish_value(value);
+        // Ended by the byte being read, which is not part of it.
+        self.finish_value(self.offset);
     }
 
     fn end_literal(&mut self, value: Value) {
         let level = self.frames.len() - 1;
         let frame = &self.frames[level];
         let dead: Vec<(usize, String)> = (frame.candidates.iter().enumerate())
-            .filter(|(_, candidate)| candidate.alive)
+            .filter(|(_, candidate)| candidate.alive && self.ways.all[candidate.way].lists_values)
             .filter_map(|(index, candidate)| {
-                prefix::check_literal(&candidate.conjunction, &value).map(|why| (index, why))
+                prefix::check_literal(&self.ways.all[candidate.way].conjunction, &value)
+                    .map(|why| (index, why))
             })
             .collect();
         for (index, why) in dead {
-            self.kill(level, index, Problem::new(self.path.text(), why));
+            self.kill(level, index, Problem::new(self.path_text(), why));
             if self.lex == Lex::Stopped {
                 return;
             }
         }
-        self.finish_value(value);
+        self.finish_value(self.offset + 1);
     }
 
     /// `]` or `}`: the container's own checks at its end, then it is a value.
@@ -694,9 +794,12 @@ impl<'s> Reader<'s> {
         let dead: Vec<(usize, String)> = (frame.candidates.iter().enumerate())
             .filter(|(_, candidate)| candidate.alive)
             .filter_map(|(index, candidate)| {
-                let why = match &frame.value {
-                    Value::Object(members) => {
-                        let missing = prefix::missing(&candidate.conjunction, members);
+                let why = match frame.kind {
+                    Kind::Object => {
+                        let missing: Vec<&str> = (self.ways.all[candidate.way].required.iter())
+                            .filter(|name| !frame.keys.iter().any(|key| key == *name))
+                            .copied()
+                            .collect();
                         (!missing.is_empty()).then(|| {
                             format!(
                                 "missing required argument{} {}",
@@ -709,7 +812,7 @@ impl<'s> Reader<'s> {
                             )
                         })
                     }
-                    _ => prefix::min_items(&candidate.conjunction)
+                    _ => (self.ways.all[candidate.way].min_items)
                         .filter(|&least| frame.count < least)
                         .map(|least| {
                             format!("expected at least {least} items, got {}", frame.count)
@@ -719,35 +822,40 @@ impl<'s> Reader<'s> {
             })
             .collect();
         for (index, why) in dead {
-            self.kill(level, index, Problem::new(self.path.text(), why));
+            self.kill(level, index, Problem::new(self.path_text(), why));
             if self.lex == Lex::Stopped {
                 return;
             }
         }
-        let value = std::mem::take(&mut self.frames[level].value);
-        self.finish_value(value);
+        self.finish_value(self.offset + 1);
     }
 
-    /// A value is complete: it joins its container, or is the arguments.
-    fn finish_value(&mut self, value: Value) {
-        self.frames.pop();
+    /// A value ending before `end` is complete: it joins its container, or is the
+    /// arguments.
+    fn finish_value(&mut self, end: usize) {
+        if let Some(mut done) = self.frames.pop()
+            && self.spare.len() < 64
+        {
+            done.candidates.clear();
+            done.keys.clear();
+            done.text.clear();
+            done.key = None;
+            done.count = 0;
+            done.chars = 0;
+            self.spare.push(done);
+        }
         let Some(container) = self.frames.last_mut() else {
-            self.complete = Some(value);
+            self.end = Some(end);
             self.lex = Lex::Done;
             if self.found == Found::Incomplete {
                 self.found = Found::Complete;
             }
             return;
         };
-        self.path.pop();
         container.count += 1;
-        match &mut container.value {
-            Value::Object(members) => {
-                let key = container.key.take().unwrap_or_default();
-                members.insert(key, value);
-            }
-            Value::Array(items) => items.push(value),
-            _ => {}
+        container.whole = end;
+        if let Some(key) = container.key.take() {
+            container.keys.push(key);
         }
         self.lex = Lex::After;
     }
@@ -759,7 +867,7 @@ impl<'s> Reader<'s> {
         let dead: Vec<(usize, String)> = (frame.candidates.iter().enumerate())
             .filter(|(_, candidate)| candidate.alive)
             .filter_map(|(index, candidate)| {
-                prefix::max_items(&candidate.conjunction)
+                (self.ways.all[candidate.way].max_items)
                     .filter(|&most| frame.count >= most)
                     .map(|most| {
                         (
@@ -770,7 +878,7 @@ impl<'s> Reader<'s> {
             })
             .collect();
         for (index, why) in dead {
-            self.kill(level, index, Problem::new(self.path.text(), why));
+            self.kill(level, index, Problem::new(self.path_text(), why));
             if self.lex == Lex::Stopped {
                 return;
             }
@@ -806,6 +914,19 @@ impl<'s> Reader<'s> {
         self.kill(level - 1, parent, problem);
     }
 
+    /// The path of the value being read (`$` for the arguments), from the frames: each
+    /// was entered under its container's pending key, or as its next item.
+    fn path_text(&self) -> String {
+        let mut path = JsonPath::root();
+        for container in self.frames.iter().take(self.frames.len().saturating_sub(1)) {
+            match container.kind {
+                Kind::Object => path.push_key(container.key.as_deref().unwrap_or_default()),
+                _ => path.push_index(container.count as usize),
+            }
+        }
+        path.text()
+    }
+
     fn hopeless(&mut self, problems: Vec<Problem>) {
         self.found = Found::Hopeless {
             problems,
@@ -820,7 +941,7 @@ impl<'s> Reader<'s> {
             _ => format!("byte 0x{byte:02x}"),
         };
         let problem = Problem::new(
-            self.path.text(),
+            self.path_text(),
             format!(
                 "the JSON is malformed at byte {}: expected {expected}, got {got}",
                 self.here()
@@ -829,43 +950,56 @@ impl<'s> Reader<'s> {
         self.hopeless(vec![problem]);
     }
 
-    /// The arguments as known so far: the members and items read, the string being
-    /// written as far as it is; a number or literal only once complete.
-    pub(super) fn snapshot(&self) -> Value {
-        if let Some(complete) = &self.complete {
-            return complete.clone();
+    /// The arguments as known so far, from `text` (what was read): the members and
+    /// items complete, and the string being written as far as it is; a number, `true`,
+    /// `false` or `null` only once complete. The text is cut where it is whole and its
+    /// open containers closed, then parsed: what a snapshot costs is a parse of the text
+    /// so far, paid by whoever asks, never by the reading.
+    pub(super) fn snapshot(&self, text: &str) -> Value {
+        if let Some(end) = self.end {
+            return serde_json::from_str(&text[..end]).unwrap_or(Value::Null);
         }
-        // From the innermost value out: each joins its container under the container's
-        // pending key (or as its next item).
-        let mut inner: Option<Value> = None;
-        for frame in self.frames.iter().rev() {
-            let mut value = match frame.kind {
-                Kind::String => Value::String(frame.text.clone()),
-                Kind::Object | Kind::Array => frame.value.clone(),
-                // Left out until complete: "12" may become "125".
-                Kind::Number | Kind::Bool | Kind::Null => {
-                    inner = None;
-                    continue;
-                }
-            };
-            if let Some(child) = inner.take() {
-                match &mut value {
-                    Value::Object(members) => {
-                        if let Some(key) = &frame.key {
-                            members.insert(key.clone(), child);
-                        }
-                    }
-                    Value::Array(items) => items.push(child),
-                    _ => {}
-                }
-            }
-            inner = Some(value);
+        let Some(top) = self.frames.last() else {
+            return Value::Null;
+        };
+        let (cut, open) = match top.kind {
+            Kind::String => (top.whole, &self.frames[..]),
+            Kind::Object | Kind::Array => (top.whole, &self.frames[..]),
+            _ => match self.frames.len().checked_sub(2) {
+                Some(container) => (self.frames[container].whole, &self.frames[..=container]),
+                None => return Value::Null,
+            },
+        };
+        let mut whole = String::with_capacity(cut + open.len());
+        whole.push_str(&text[..cut.min(text.len())]);
+        for frame in open.iter().rev() {
+            whole.push(match frame.kind {
+                Kind::Object => '}',
+                Kind::Array => ']',
+                _ => '"',
+            });
         }
-        inner.unwrap_or(Value::Null)
+        serde_json::from_str(&whole).unwrap_or(Value::Null)
     }
 }
 
-fn frame_is_dead(frame: &Frame<'_>) -> bool {
+impl Frame {
+    fn empty() -> Self {
+        Frame {
+            kind: Kind::Null,
+            candidates: Vec::new(),
+            count: 0,
+            keys: Vec::new(),
+            text: String::new(),
+            chars: 0,
+            key: None,
+            whole: 0,
+            keeps_text: false,
+        }
+    }
+}
+
+fn frame_is_dead(frame: &Frame) -> bool {
     !frame.candidates.iter().any(|candidate| candidate.alive)
 }
 
