@@ -28,6 +28,9 @@ pub struct DialectFacts {
     /// Whether a definition has a field for whole-call examples (Anthropic's
     /// `input_examples`, MCP's); elsewhere they can go in the description.
     pub examples_field: bool,
+    /// Whether a definition can ask for its arguments to be streamed unbuffered as the
+    /// model writes them (Anthropic's `eager_input_streaming`: `#[tool(stream_input)]`).
+    pub eager_input_streaming: bool,
 }
 
 /// How tool definitions are sent: the provider API and, where it has one, its strict
@@ -104,6 +107,7 @@ impl Dialect {
             hosted_code: bool,
             deferred_loading: bool,
             examples_field: bool,
+            eager_input_streaming: bool,
         ) -> DialectFacts {
             DialectFacts {
                 function,
@@ -111,15 +115,20 @@ impl Dialect {
                 hosted_code,
                 deferred_loading,
                 examples_field,
+                eager_input_streaming,
             }
         }
         match self {
-            Dialect::OpenAiChat { .. } => row(Some("function"), "parameters", false, false, false),
-            Dialect::OpenAiResponses { .. } => row(None, "parameters", true, false, false),
-            Dialect::Anthropic { .. } => row(None, "input_schema", true, true, true),
-            Dialect::GeminiParameters => row(None, "parameters", false, false, false),
-            Dialect::GeminiJsonSchema => row(None, "parametersJsonSchema", false, false, false),
-            Dialect::Mcp => row(None, "inputSchema", false, false, true),
+            Dialect::OpenAiChat { .. } => {
+                row(Some("function"), "parameters", false, false, false, false)
+            }
+            Dialect::OpenAiResponses { .. } => row(None, "parameters", true, false, false, false),
+            Dialect::Anthropic { .. } => row(None, "input_schema", true, true, true, true),
+            Dialect::GeminiParameters => row(None, "parameters", false, false, false, false),
+            Dialect::GeminiJsonSchema => {
+                row(None, "parametersJsonSchema", false, false, false, false)
+            }
+            Dialect::Mcp => row(None, "inputSchema", false, false, true, false),
         }
     }
 

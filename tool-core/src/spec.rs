@@ -50,6 +50,13 @@ pub struct ToolSpec {
     /// `output_schema`). Off unless declared: [`callers`](ToolSpec::callers) alone never
     /// changes what a provider is sent. It needs callers that include programs.
     pub hosted_code: bool,
+    /// The arguments are streamed as the model writes them, unbuffered
+    /// (`#[tool(stream_input)]`): Anthropic's `eager_input_streaming: true`, for a tool
+    /// whose arguments are long (a file's content) and read while they arrive
+    /// ([`PartialCall`](crate::partial::PartialCall)). The provider then may send partial
+    /// or invalid JSON; a call it did not finish is answered, never run. Other dialects
+    /// have no such field.
+    pub stream_input: bool,
     /// Whether a call may run as a task that outlives its request (MCP Tasks:
     /// `#[tool(task = "optional")]`); see [`TaskSupport`].
     pub task: TaskSupport,
@@ -191,6 +198,7 @@ impl ToolSpec {
             scopes: Vec::new(),
             callers: Callers::Undeclared,
             hosted_code: false,
+            stream_input: false,
             task: TaskSupport::Forbidden,
             reads_buffered: false,
         }
@@ -224,6 +232,13 @@ impl ToolSpec {
     /// [`hosted_code`](ToolSpec::hosted_code)).
     pub fn with_hosted_code(mut self, hosted_code: bool) -> Self {
         self.hosted_code = hosted_code;
+        self
+    }
+
+    /// Streams the arguments as the model writes them (see
+    /// [`stream_input`](ToolSpec::stream_input)).
+    pub fn with_stream_input(mut self, stream_input: bool) -> Self {
+        self.stream_input = stream_input;
         self
     }
 

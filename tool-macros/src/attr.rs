@@ -29,6 +29,8 @@ pub struct ToolOptions {
     pub callers: Option<SpannedValue<String>>,
     /// `hosted_code`: offered to the code a provider runs as well.
     pub hosted_code: Option<SpannedValue<bool>>,
+    /// `stream_input`: the arguments are streamed as the model writes them.
+    pub stream_input: Option<SpannedValue<bool>>,
     /// `task = "forbidden" | "optional" | "required"`: whether calls may run as tasks.
     pub task: Option<SpannedValue<String>>,
     pub classify: Option<syn::Path>,
@@ -289,6 +291,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "scopes",
     "callers",
     "hosted_code",
+    "stream_input",
     "task",
     "classify",
     "approval",

@@ -475,7 +475,7 @@ pub fn undo_edit(
 /// # Arguments
 /// * `path` - File relative to the workspace root; missing folders are created.
 /// * `content` - The whole new content.
-#[tool(effect = "write")]
+#[tool(effect = "write", stream_input)]
 pub fn write_file(
     #[arg(resource)] path: String,
     content: String,

@@ -219,6 +219,8 @@ pub struct SpecParts {
     pub callers: crate::spec::Callers,
     /// `#[tool(hosted_code)]`.
     pub hosted_code: bool,
+    /// `#[tool(stream_input)]`.
+    pub stream_input: bool,
     /// `#[tool(task = ...)]`.
     pub task: crate::spec::TaskSupport,
     /// `#[tool(example = ...)]`, each JSON already (`#[tool]` parsed it).
@@ -237,6 +239,7 @@ pub fn tool_spec(
         .with_scopes(parts.scopes.iter().copied())
         .with_callers(parts.callers)
         .with_hosted_code(parts.hosted_code)
+        .with_stream_input(parts.stream_input)
         .with_task(parts.task);
     spec.idempotence = match parts.idempotent {
         None => Idempotence::Undeclared,

@@ -53,6 +53,9 @@ pub fn definition(spec: &ToolSpec, dialect: Dialect) -> Result<Value, LoweringEr
     if !spec.examples.is_empty() && dialect.facts().examples_field {
         definition["input_examples"] = Value::Array(encoded_examples(spec, dialect));
     }
+    if spec.stream_input && dialect.facts().eager_input_streaming {
+        definition["eager_input_streaming"] = Value::Bool(true);
+    }
     Ok(definition)
 }
 

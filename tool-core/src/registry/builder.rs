@@ -457,7 +457,8 @@ impl RegistryBuilder {
     }
 
     /// Gives each tool what its settings say of its contract
-    /// ([`ToolSettings::callers`], [`ToolSettings::hosted_code`], [`ToolSettings::task`]):
+    /// ([`ToolSettings::callers`], [`ToolSettings::hosted_code`],
+    /// [`ToolSettings::stream_input`], [`ToolSettings::task`]):
     /// one tool's `configure` replaces what it declares; its set's settings and the
     /// defaults apply where it declares nothing. Before the built-ins are made, so
     /// `run_code`'s stubs see them as every listing and the dispatcher do.
@@ -497,6 +498,8 @@ impl RegistryBuilder {
             .unwrap_or(spec.callers);
             let hosted_code = pick(own, !spec.hosted_code, set, defaults, |s| s.hosted_code)
                 .unwrap_or(spec.hosted_code);
+            let stream_input = pick(own, !spec.stream_input, set, defaults, |s| s.stream_input)
+                .unwrap_or(spec.stream_input);
             let task = pick(
                 own,
                 spec.task == TaskSupport::Forbidden,
@@ -505,11 +508,13 @@ impl RegistryBuilder {
                 |s| s.task,
             )
             .unwrap_or(spec.task);
-            if (callers, hosted_code, task) != (spec.callers, spec.hosted_code, spec.task) {
+            let declared = (spec.callers, spec.hosted_code, spec.stream_input, spec.task);
+            if (callers, hosted_code, stream_input, task) != declared {
                 let spec = spec
                     .clone()
                     .with_callers(callers)
                     .with_hosted_code(hosted_code)
+                    .with_stream_input(stream_input)
                     .with_task(task);
                 pending.tool = Arc::new(Respecified::new(pending.tool.clone(), spec));
             }

@@ -93,6 +93,7 @@ pub struct ToolSettings {
     pub(crate) retry: Option<Retry>,
     pub(crate) callers: Option<crate::spec::Callers>,
     pub(crate) hosted_code: Option<bool>,
+    pub(crate) stream_input: Option<bool>,
     pub(crate) task: Option<crate::spec::TaskSupport>,
 }
 
@@ -172,6 +173,14 @@ impl ToolSettings {
         self
     }
 
+    /// Streams the tool's arguments as the model writes them, as `#[tool(stream_input)]`
+    /// does ([`ToolSpec::stream_input`](crate::ToolSpec::stream_input): Anthropic's
+    /// `eager_input_streaming`). Applies as [`callers`](ToolSettings::callers) does.
+    pub fn stream_input(mut self, stream_input: bool) -> Self {
+        self.stream_input = Some(stream_input);
+        self
+    }
+
     /// Whether the tool's calls may run as tasks, as `#[tool(task = ...)]` says
     /// ([`TaskSupport`](crate::TaskSupport)), for a tool whose attribute you cannot write.
     /// Applies as [`callers`](ToolSettings::callers) does: to one tool, it replaces what
@@ -203,6 +212,7 @@ impl ToolSettings {
         self.retry = other.retry.or(self.retry);
         self.callers = other.callers.or(self.callers);
         self.hosted_code = other.hosted_code.or(self.hosted_code);
+        self.stream_input = other.stream_input.or(self.stream_input);
         self.task = other.task.or(self.task);
         self
     }
@@ -217,6 +227,7 @@ impl fmt::Debug for ToolSettings {
             .field("retry", &self.retry)
             .field("callers", &self.callers)
             .field("hosted_code", &self.hosted_code)
+            .field("stream_input", &self.stream_input)
             .field("task", &self.task)
             .finish()
     }

@@ -29,6 +29,7 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> Spec {
     };
     let open_world = tool.options.open_world.unwrap_or(false);
     let hosted_code = tool.options.hosted_code.is_some_and(|flag| *flag);
+    let stream_input = tool.options.stream_input.is_some_and(|flag| *flag);
     let scopes = tool
         .options
         .scopes
@@ -63,6 +64,7 @@ pub fn expand_spec(tool: &ToolFn<'_>) -> Spec {
                 scopes: &[#(#scopes),*],
                 callers: _tw::Callers::#callers,
                 hosted_code: #hosted_code,
+                stream_input: #stream_input,
                 task: _tw::TaskSupport::#task,
                 examples: &[#(#examples),*],
             };
