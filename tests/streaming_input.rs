@@ -347,10 +347,7 @@ fn a_call_cut_before_its_end_is_answered_not_run() {
     let answered = call.finish().expect_err("a cut call is not dispatched");
     assert_eq!(answered.call_id, "c1");
     let text = answered.for_model();
-    assert!(
-        text.contains("was cut off before its arguments were complete"),
-        "{text}"
-    );
+    assert!(text.contains("was cut off before its end"), "{text}");
     assert!(text.contains("write the whole call again"), "{text}");
 }
 

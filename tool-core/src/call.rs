@@ -71,6 +71,15 @@ pub struct ToolCall {
     /// registry's limit spares counting the arguments parsed from it.
     #[serde(skip)]
     pub(crate) sent_in_bytes: Option<usize>,
+    /// The provider stopped writing the call before its end, for this reason as it gave
+    /// it (`max_tokens`, `length`, `max_output_tokens`, `MAX_TOKENS`, a dropped stream):
+    /// its arguments may be whole and still not be what the model meant, so the call is
+    /// answered (the model is told to write it again, shorter), never run.
+    /// [`provider::parse_calls`] sets it from the response's stop reason.
+    ///
+    /// [`provider::parse_calls`]: crate::provider::parse_calls
+    #[serde(skip)]
+    pub cut: Option<String>,
 }
 
 /// A call's arguments as they arrived: raw JSON text (OpenAI) or a parsed value
@@ -120,7 +129,29 @@ impl CallArguments {
     }
 }
 
+/// What a call the provider cut off is answered with: it did not run, and why; to write
+/// it again, shorter if the output limit cut it.
+pub(crate) fn cut_off(name: &str, reason: &str, written: usize) -> crate::error::ToolError {
+    crate::error::ToolError::new(
+        crate::error::ErrorKind::InvalidArguments,
+        format!(
+            "the call of '{name}' was cut off before its end ({reason}, after {written} bytes of arguments), so it did not run"
+        ),
+    )
+    .with_hint(
+        "write the whole call again; if the output limit cut it, make the arguments shorter \
+         (split the work over several calls)",
+    )
+}
+
 impl ToolCall {
+    /// Marks the call as cut off by the provider before its end, for `reason` (see
+    /// [`ToolCall::cut`]): it will be answered, never run.
+    pub fn cut_off(mut self, reason: impl Into<String>) -> Self {
+        self.cut = Some(reason.into());
+        self
+    }
+
     /// Marks the call as written against `dialect`'s lowering; see
     /// [`ToolCall::written_for`].
     pub fn written_for(mut self, dialect: crate::dialect::Dialect) -> Self {
@@ -162,6 +193,7 @@ impl ToolCall {
             via: crate::spec::Via::Model,
             program: None,
             sent_in_bytes: None,
+            cut: None,
         }
     }
 

@@ -214,6 +214,10 @@ impl Registry {
         repairs: &mut Vec<String>,
         ctx: Option<&Context>,
     ) -> Result<ReadCall<'_>, ToolError> {
+        if let Some(reason) = &call.cut {
+            let written = call.arguments.to_json_text().len();
+            return Err(crate::call::cut_off(&call.name, reason, written));
+        }
         let entry = self.lookup(ctx, &call.name)?;
         let tool = &*entry.tool;
         let spec = tool.spec();

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::call::{ToolCall, ToolResult};
 use crate::context::Context;
-use crate::error::{ErrorKind, Problem, ToolError};
+use crate::error::{Problem, ToolError};
 use crate::registry::Registry;
 
 /// What can be said of a call's arguments so far.
@@ -193,17 +193,10 @@ impl<'r> PartialCall<'r> {
                 problems,
             )
             .with_hint("fix every problem listed and write the whole call again"),
-            Read::Reading(_, Verdict::Incomplete) => ToolError::new(
-                ErrorKind::InvalidArguments,
-                format!(
-                    "the call of '{}' was cut off before its arguments were complete ({} bytes written), so it did not run",
-                    self.name,
-                    self.text.len()
-                ),
-            )
-            .with_hint(
-                "write the whole call again; if the output limit cut it, make the arguments shorter \
-                 (split the work over several calls)",
+            Read::Reading(_, Verdict::Incomplete) => crate::call::cut_off(
+                &self.name,
+                "the stream ended before its arguments were complete",
+                self.text.len(),
             ),
         };
         let call = ToolCall::new(self.id, self.name, self.text);

@@ -249,7 +249,107 @@ pub const SYNTHESIZED_ID_PREFIX: &str = "toolwright-call-";
 /// - Gemini: `candidates[0].content.parts[].functionCall`; calls without an `id` get a
 ///   stable one from their position (`toolwright-call-0`).
 /// - MCP: a `tools/call` request (`params.name`, `params.arguments`), id from the request.
+///
+/// Where the response says the model was stopped before it finished (its output limit:
+/// Chat's `finish_reason: "length"`, Responses' `status: "incomplete"`, Anthropic's
+/// `stop_reason: "max_tokens"`, Gemini's `finishReason: "MAX_TOKENS"`) and the last thing
+/// it wrote is a call, that call is marked [`cut`](ToolCall::cut): the registry answers
+/// it (write it again, shorter) and never runs it.
+///
+/// ```
+/// # use toolwright::{tool, Context, Dialect, Registry};
+/// # use toolwright::provider::parse_calls;
+/// /// Write a file.
+/// #[tool(effect = "write")]
+/// fn write_file(/** The file. */ path: String, /** Its content. */ content: String) {}
+///
+/// let response = serde_json::json!({
+///     "stop_reason": "max_tokens",
+///     "content": [{"type": "tool_use", "id": "toolu_1", "name": "write_file",
+///                  "input": {"path": "notes.md", "content": "The first half of"}}]
+/// });
+/// let calls = parse_calls(Dialect::Anthropic { strict: false }, &response).unwrap();
+/// assert!(calls[0].cut.is_some());
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let registry = Registry::builder().with(WriteFile).build().unwrap();
+/// let answered = registry.dispatch(&Context::new(), calls[0].clone()).await;
+/// assert!(answered.for_model().contains("was cut off before its end"));
+/// # });
+/// ```
 pub fn parse_calls(dialect: Dialect, response: &Value) -> Result<Vec<ToolCall>, ParseError> {
+    let mut calls = parse_listed(dialect, response)?;
+    if let Some(reason) = cut_reason(dialect, response)
+        && ends_with_a_call(dialect, response)
+        && let Some(last) = calls.last_mut()
+    {
+        last.cut = Some(reason);
+    }
+    Ok(calls)
+}
+
+/// Why the response says the model stopped before it finished writing, when it does:
+/// its output limit (OpenAI Chat `finish_reason: "length"`, Responses `status:
+/// "incomplete"`, Anthropic `stop_reason: "max_tokens"` or
+/// `"model_context_window_exceeded"`, Gemini `finishReason: "MAX_TOKENS"`), or a filter
+/// that stopped it.
+fn cut_reason(dialect: Dialect, response: &Value) -> Option<String> {
+    let reason = match dialect {
+        Dialect::OpenAiChat { .. } => response
+            .pointer("/choices/0/finish_reason")
+            .and_then(Value::as_str)
+            .filter(|reason| matches!(*reason, "length" | "content_filter"))?
+            .to_owned(),
+        Dialect::OpenAiResponses { .. } => {
+            if response.get("status").and_then(Value::as_str) != Some("incomplete") {
+                return None;
+            }
+            response
+                .pointer("/incomplete_details/reason")
+                .and_then(Value::as_str)
+                .unwrap_or("incomplete")
+                .to_owned()
+        }
+        Dialect::Anthropic { .. } => response
+            .get("stop_reason")
+            .and_then(Value::as_str)
+            .filter(|reason| matches!(*reason, "max_tokens" | "model_context_window_exceeded"))?
+            .to_owned(),
+        Dialect::GeminiParameters | Dialect::GeminiJsonSchema => response
+            .pointer("/candidates/0/finishReason")
+            .and_then(Value::as_str)
+            .filter(|reason| matches!(*reason, "MAX_TOKENS" | "SAFETY" | "RECITATION"))?
+            .to_owned(),
+        Dialect::Mcp => return None,
+    };
+    Some(format!("the provider stopped it: {reason}"))
+}
+
+/// Whether the last thing the model wrote in `response` is a tool call (the one a stop
+/// cut short): calls before it, and calls followed by text, were written whole.
+fn ends_with_a_call(dialect: Dialect, response: &Value) -> bool {
+    fn last(list: Option<&Value>) -> Option<&Value> {
+        list.and_then(Value::as_array)
+            .and_then(|items| items.last())
+    }
+    match dialect {
+        // Chat puts the calls after the message's text.
+        Dialect::OpenAiChat { .. } => true,
+        Dialect::OpenAiResponses { .. } => {
+            last(response.get("output")).is_some_and(|item| item["type"] == "function_call")
+        }
+        Dialect::Anthropic { .. } => {
+            last(response.get("content")).is_some_and(|block| block["type"] == "tool_use")
+        }
+        Dialect::GeminiParameters | Dialect::GeminiJsonSchema => {
+            last(response.pointer("/candidates/0/content/parts"))
+                .is_some_and(|part| part.get("functionCall").is_some())
+        }
+        Dialect::Mcp => false,
+    }
+}
+
+/// The calls `response` lists, as written.
+fn parse_listed(dialect: Dialect, response: &Value) -> Result<Vec<ToolCall>, ParseError> {
     match dialect {
         Dialect::OpenAiChat { strict } => openai::chat_calls(response, strict),
         Dialect::OpenAiResponses { strict } => openai::responses_calls(response, strict),
