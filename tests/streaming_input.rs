@@ -107,6 +107,43 @@ fn no_prefix_of_valid_arguments_is_ever_called_hopeless() {
     eprintln!("{checked} valid arguments, every prefix read: none hopeless");
 }
 
+#[test]
+fn valid_arguments_written_against_each_dialects_lowering_are_never_hopeless() {
+    let registry = registry();
+    let ctx = Context::new();
+    let mut checked = 0;
+    for (seed, spec) in registry.specs().enumerate() {
+        let arguments = valid_arguments(&spec.input_schema, 6, 50 + seed as u8);
+        for dialect in toolwright::Dialect::ALL {
+            for value in &arguments {
+                // As that dialect's model writes them (nulls for left-out optionals in
+                // strict modes, maps as entries where a lowering needs it).
+                let written = toolwright::provider::encode_arguments(spec, dialect, value);
+                let text = serde_json::to_string(&written).unwrap();
+                let mut call = registry.partial_call_in(&ctx, dialect, "c", &spec.name);
+                for piece in pieces(&text, 7) {
+                    call.push(piece);
+                }
+                assert_eq!(
+                    call.verdict(),
+                    &Verdict::Complete,
+                    "{} in {dialect:?}: {text}",
+                    spec.name
+                );
+                let dispatched = call.finish().expect("complete");
+                assert_eq!(dispatched.written_for, Some(dialect));
+                assert!(
+                    registry.prepare_call(&dispatched).is_ok(),
+                    "{} in {dialect:?}: {text}",
+                    spec.name
+                );
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("{checked} arguments as each dialect writes them: none hopeless, all read");
+}
+
 /// The kinds of defect, and what each is called in the figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Defect {

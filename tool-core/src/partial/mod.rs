@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::call::{ToolCall, ToolResult};
 use crate::context::Context;
+use crate::dialect::Dialect;
 use crate::error::{Problem, ToolError};
 use crate::registry::Registry;
 
@@ -80,6 +81,8 @@ pub struct PartialCall<'r> {
     name: String,
     text: String,
     read: Read<'r>,
+    /// The dialect whose lowering the model writes against, when read in one.
+    written_for: Option<Dialect>,
 }
 
 /// The reading of a call: of its tool's arguments, or refused at its name.
@@ -98,20 +101,48 @@ impl Registry {
         id: impl Into<String>,
         name: impl Into<String>,
     ) -> PartialCall<'r> {
-        let name = name.into();
-        let read = match self.lookup(Some(ctx), &name) {
-            Ok(entry) => Read::Reading(
-                reader::Reader::new(&entry.tool.spec().input_schema),
-                Verdict::Incomplete,
-            ),
-            Err(error) => Read::Refused(error),
+        self.partial(ctx, None, id.into(), name.into())
+    }
+
+    /// [`Registry::partial_call`] for a call the model writes against `dialect`'s
+    /// lowering of the tool (a strict mode's nullable optionals, maps as entries): its
+    /// pieces are checked against that lowering, and the call, once complete, is read as
+    /// [`provider::parse_calls`](crate::provider::parse_calls) reads the dialect's calls.
+    pub fn partial_call_in<'r>(
+        &'r self,
+        ctx: &Context,
+        dialect: Dialect,
+        id: impl Into<String>,
+        name: impl Into<String>,
+    ) -> PartialCall<'r> {
+        self.partial(ctx, Some(dialect), id.into(), name.into())
+    }
+
+    fn partial(
+        &self,
+        ctx: &Context,
+        dialect: Option<Dialect>,
+        id: String,
+        name: String,
+    ) -> PartialCall<'_> {
+        let read = match (self.lookup(Some(ctx), &name), self.index_of(&name)) {
+            (Ok(entry), Some(index)) => {
+                let schema = match dialect {
+                    Some(dialect) => self.lowered_input(dialect, index),
+                    None => &entry.tool.spec().input_schema,
+                };
+                Read::Reading(reader::Reader::new(schema), Verdict::Incomplete)
+            }
+            (Err(error), _) => Read::Refused(error),
+            (Ok(_), None) => Read::Refused(ToolError::internal("the tool has no entry")),
         };
         PartialCall {
             registry: self,
-            id: id.into(),
+            id,
             name,
             text: String::new(),
             read,
+            written_for: dialect,
         }
     }
 }
@@ -183,7 +214,9 @@ impl<'r> PartialCall<'r> {
         let error = match self.read {
             Read::Refused(error) => error,
             Read::Reading(_, Verdict::Complete) => {
-                return Ok(ToolCall::new(self.id, self.name, self.text));
+                let mut call = ToolCall::new(self.id, self.name, self.text);
+                call.written_for = self.written_for;
+                return Ok(call);
             }
             Read::Reading(_, Verdict::Hopeless { problems, .. }) => ToolError::invalid_arguments(
                 format!(

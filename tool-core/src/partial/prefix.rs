@@ -188,6 +188,10 @@ fn product<'s>(a: Vec<Conjunction<'s>>, b: Vec<Conjunction<'s>>) -> Option<Vec<C
 /// `enum` or `const` allow).
 pub(super) fn kind_fits(conjunction: &Conjunction<'_>, kind: Kind) -> bool {
     conjunction.iter().all(|schema| {
+        // OpenAPI's (Gemini `parameters`) way of allowing null.
+        if kind == Kind::Null && schema.get("nullable") == Some(&Value::Bool(true)) {
+            return true;
+        }
         let typed = match schema.get("type") {
             Some(Value::String(name)) => type_fits(name, kind),
             Some(Value::Array(names)) => names
@@ -459,6 +463,9 @@ impl NumberLimits {
 /// Why a complete `true`, `false` or `null` cannot fit `conjunction`, if it cannot.
 pub(super) fn check_literal(conjunction: &Conjunction<'_>, value: &Value) -> Option<String> {
     for schema in conjunction {
+        if value.is_null() && schema.get("nullable") == Some(&Value::Bool(true)) {
+            continue;
+        }
         let members = match (schema.get("enum"), schema.get("const")) {
             (Some(Value::Array(members)), _) => members.iter().collect::<Vec<_>>(),
             (_, Some(member)) => vec![member],

@@ -443,6 +443,7 @@ impl RegistryBuilder {
             switches,
             settings: self.settings,
             rendered: Default::default(),
+            lowered: Default::default(),
             extensions,
             programs_only,
             model_rules: self.model_rules,

@@ -37,7 +37,34 @@ impl Rendered {
     }
 }
 
+/// Each tool's arguments schema as `dialect` lowers it, worked out the first time a
+/// dialect is asked for and kept for the registry's life: what a call written against
+/// that lowering is read with while it streams (`crate::partial`).
+#[derive(Default)]
+pub(super) struct Lowered([std::sync::OnceLock<Vec<Value>>; Dialect::ALL.len()]);
+
 impl Registry {
+    /// The arguments schema of the tool registered `index`-th, as `dialect` lowers it
+    /// (`true`, which takes anything, where it cannot be lowered: such a tool is never
+    /// sent in that dialect).
+    pub(crate) fn lowered_input(&self, dialect: Dialect, index: usize) -> &Value {
+        const ANYTHING: &Value = &Value::Bool(true);
+        let slot = Dialect::ALL.iter().position(|d| *d == dialect).unwrap_or(0);
+        let all = self.lowered.0[slot].get_or_init(|| {
+            self.specs()
+                .map(|spec| {
+                    crate::schema::lower::lower_schema(
+                        &spec.name,
+                        &spec.input_schema,
+                        dialect.target(),
+                    )
+                    .unwrap_or(Value::Bool(true))
+                })
+                .collect()
+        });
+        all.get(index).unwrap_or(ANYTHING)
+    }
+
     /// Every registered tool's definition in `dialect`, in registration order: tools
     /// turned off with [`Registry::set_enabled`], hidden by a visibility rule or
     /// deferred behind a search included. For snapshots, checks and tooling; **not**

@@ -59,6 +59,8 @@ pub struct Registry {
     pub(crate) settings: Settings,
     /// Definitions rendered once per dialect (specs do not change once built).
     rendered: definitions::Rendered,
+    /// Arguments schemas as each dialect lowers them, once asked for.
+    lowered: definitions::Lowered,
     /// The extensions (`RegistryBuilder::with_tool_search`, `with_code_mode`, ...), in the
     /// order they were added; an entry's `builtin` indexes them.
     extensions: Vec<Box<dyn Extension>>,
@@ -122,6 +124,11 @@ impl Registry {
     #[inline]
     pub(crate) fn entry(&self, name: &str) -> Option<&Entry> {
         self.by_name.get(name).map(|&index| &self.entries[index])
+    }
+
+    /// Where the tool named `name` was registered.
+    pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
     }
 
     /// The entry registered `index`-th.
