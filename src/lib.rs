@@ -77,7 +77,7 @@ pub mod final_result {
 /// Streaming tool input: a call's arguments checked while the model is still writing
 /// them.
 pub mod partial {
-    pub use toolwright_core::partial::{PartialCall, Verdict};
+    pub use toolwright_core::partial::{PartialCall, StreamedTurn, Verdict};
 }
 
 /// Calls with external effects that happen once: the claim protocol and its stores.

@@ -90,6 +90,7 @@ mod replicas;
 #[cfg(feature = "restate")]
 mod restate;
 mod stores;
+mod streamed_turns;
 mod streaming_input;
 #[cfg(feature = "mcp-http")]
 mod task_crashes;

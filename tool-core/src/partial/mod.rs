@@ -9,8 +9,12 @@
 //! `reader.rs` is the incremental parser and its frames; `prefix.rs` what a schema says
 //! of a value still being written.
 
+mod paths;
 mod prefix;
 mod reader;
+mod stream;
+
+pub use stream::StreamedTurn;
 
 use serde_json::Value;
 
@@ -188,6 +192,16 @@ impl<'r> PartialCall<'r> {
             Read::Reading(reader, _) => reader.snapshot(&self.text),
             Read::Refused(_) => Value::Null,
         }
+    }
+
+    /// The call to dispatch, while its arguments are complete and nothing is wrong (the
+    /// call keeps reading: whitespace may still follow).
+    pub fn to_call(&self) -> Option<ToolCall> {
+        (self.verdict() == &Verdict::Complete).then(|| {
+            let mut call = ToolCall::new(self.id.clone(), self.name.clone(), self.text.clone());
+            call.written_for = self.written_for;
+            call
+        })
     }
 
     /// The arguments' text so far.
