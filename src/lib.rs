@@ -270,6 +270,8 @@ pub mod guide {
     pub mod code_mode {}
     #[doc = include_str!("guide/frameworks.md")]
     pub mod frameworks {}
+    #[doc = include_str!("guide/streaming.md")]
+    pub mod streaming {}
     #[doc = include_str!("guide/descriptions.md")]
     pub mod descriptions {}
     #[doc = include_str!("guide/observability.md")]
