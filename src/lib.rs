@@ -164,7 +164,9 @@ toolwright_core::cfg_frameworks! {
         /// (feature `genai`).
         #[cfg(feature = "genai")]
         pub mod genai {
-            pub use toolwright_core::frameworks::genai::{answer, calls, dialect, response, tools};
+            pub use toolwright_core::frameworks::genai::{
+                answer, answer_response, calls, dialect, response, response_calls, tools,
+            };
         }
 
         /// A registry as a swiftide `ToolBox`, approval through swiftide's feedback

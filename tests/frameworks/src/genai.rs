@@ -83,3 +83,42 @@ fn each_genai_adapter_gets_the_lowering_its_provider_accepts() {
     );
     assert_eq!(dialect(AdapterKind::Gemini), Dialect::GeminiJsonSchema);
 }
+
+#[tokio::test]
+async fn a_call_genai_keeps_after_the_output_limit_is_answered_not_run() {
+    // Two calls; the output limit stopped the model in the second. Its arguments parse,
+    // and it still does not run: the model may have meant more than it wrote.
+    let mut body = crate::chat_completion(
+        &[
+            ("call_1", "add", r#"{"a": 2, "b": 3}"#),
+            ("call_2", "add", r#"{"a": 1, "b": 4}"#),
+        ],
+        None,
+    );
+    body["choices"][0]["finish_reason"] = serde_json::json!("length");
+    let server = openai_mock("/v1/chat/completions", vec![body]).await;
+    let client = genai::Client::builder().build().expect("a client");
+    let target = ServiceTarget {
+        endpoint: Endpoint::from_owned(format!("{}/v1/", server.uri())),
+        auth: AuthData::from_single("test-key"),
+        model: ModelIden::new(AdapterKind::OpenAI, "gpt-4o-mini"),
+    };
+    let registry = registry();
+    let (ctx, _) = context();
+    let dialect = dialect(AdapterKind::OpenAI);
+    let request = ChatRequest::from_user("add twice")
+        .with_tools(tools(&registry, &ctx, dialect).expect("the tools lower"));
+    let response = client
+        .exec_chat(target, request, None)
+        .await
+        .expect("the mock answers");
+    let answered =
+        toolwright::frameworks::genai::answer_response(&registry, &ctx, dialect, &response).await;
+    assert_eq!(answered.results.len(), 2);
+    assert_eq!(answered.results[0].for_model(), "5");
+    let cut = answered.results[1].for_model();
+    assert!(
+        cut.contains("was cut off before its end") && cut.contains("length"),
+        "{cut}"
+    );
+}

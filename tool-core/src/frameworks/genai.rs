@@ -82,6 +82,42 @@ pub fn calls(calls: &[genai::chat::ToolCall], dialect: Dialect) -> Vec<ToolCall>
         .collect()
 }
 
+/// The tool calls of a genai response, read as [`calls`] reads them. When the response
+/// stopped for its output limit or a filter (`StopReason::MaxTokens`,
+/// `StopReason::ContentFilter`), genai keeps the call the model was writing, its input a
+/// string where it does not parse: that call, the last, is marked
+/// [`cut`](ToolCall::cut), and the registry answers it (write it again, shorter) without
+/// running it.
+pub fn response_calls(response: &genai::chat::ChatResponse, dialect: Dialect) -> Vec<ToolCall> {
+    use genai::chat::StopReason;
+    let listed: Vec<genai::chat::ToolCall> = response.tool_calls().into_iter().cloned().collect();
+    let mut calls = calls(&listed, dialect);
+    let cut = match &response.stop_reason {
+        Some(StopReason::MaxTokens(reason) | StopReason::ContentFilter(reason)) => Some(reason),
+        _ => None,
+    };
+    if let (Some(reason), Some(last)) = (cut, calls.last_mut()) {
+        last.cut = Some(format!("the provider stopped it: {reason}"));
+    }
+    calls
+}
+
+/// [`answer`] for a whole genai response: its calls as [`response_calls`] reads them (a
+/// call the response's stop cut off is answered, never run), one batch, and the
+/// `ToolResponse`s in the calls' order.
+pub async fn answer_response(
+    registry: &Registry,
+    ctx: &Context,
+    dialect: Dialect,
+    response: &genai::chat::ChatResponse,
+) -> Answered<ToolResponse> {
+    let results = registry
+        .dispatch_batch(ctx, response_calls(response, dialect))
+        .await;
+    let messages = results.iter().map(self::response).collect();
+    Answered { results, messages }
+}
+
 /// The `ToolResponse` that answers `result`'s call: its model view, with the tool's
 /// name (Gemini matches responses by name).
 pub fn response(result: &ToolResult) -> ToolResponse {
