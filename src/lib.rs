@@ -155,8 +155,8 @@ toolwright_core::cfg_frameworks! {
         #[cfg(feature = "async-openai")]
         pub mod async_openai {
             pub use toolwright_core::frameworks::async_openai::{
-                answer_chat, answer_responses, chat_calls, chat_result, chat_tools, responses_calls,
-                responses_result, responses_tools,
+                answer_chat, answer_responses, chat_calls, chat_result, chat_tools, choice_calls,
+                responses_calls, responses_result, responses_tools,
             };
         }
 

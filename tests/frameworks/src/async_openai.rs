@@ -163,3 +163,45 @@ async fn responses_through_async_openai() {
     assert_model_read(&outputs);
     assert_eq!(deleted.count(), 0, "nothing ran without approval");
 }
+
+#[tokio::test]
+async fn a_choice_stopped_by_the_output_limit_has_its_last_call_answered_not_run() {
+    let mut body = crate::chat_completion(
+        &[
+            ("call_1", "add", r#"{"a": 2, "b": 3}"#),
+            ("call_2", "add", r#"{"a": 1, "b": 4}"#),
+        ],
+        None,
+    );
+    body["choices"][0]["finish_reason"] = json!("length");
+    let server = openai_mock("/v1/chat/completions", vec![body]).await;
+    let registry = registry();
+    let (ctx, _) = context();
+    let request = CreateChatCompletionRequestArgs::default()
+        .model("gpt-4o-mini")
+        .messages(vec![
+            serde_json::from_value(json!({"role": "user", "content": "add twice"})).unwrap(),
+        ])
+        .build()
+        .unwrap();
+    let response = client(&server)
+        .chat()
+        .create(request)
+        .await
+        .expect("the mock answers");
+    let calls = toolwright::frameworks::async_openai::choice_calls(&response.choices[0], false);
+    assert!(calls[0].cut.is_none());
+    assert!(
+        calls[1]
+            .cut
+            .as_deref()
+            .is_some_and(|why| why.contains("length"))
+    );
+    let results = registry.dispatch_batch(&ctx, calls).await;
+    assert_eq!(results[0].for_model(), "5");
+    assert!(
+        results[1]
+            .for_model()
+            .contains("was cut off before its end")
+    );
+}

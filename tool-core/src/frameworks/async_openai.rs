@@ -83,20 +83,43 @@ pub fn chat_calls(message: &ChatCompletionResponseMessage, strict: bool) -> Vec<
         .collect()
 }
 
+/// The tool calls of a choice, as [`chat_calls`] reads its message; when the choice
+/// stopped for the output limit or a filter (`finish_reason` `length`,
+/// `content_filter`), its last call is marked [`cut`](ToolCall::cut): the registry
+/// answers it (write it again, shorter), never runs it.
+pub fn choice_calls(choice: &async_openai::types::chat::ChatChoice, strict: bool) -> Vec<ToolCall> {
+    use async_openai::types::chat::FinishReason;
+    let mut calls = chat_calls(&choice.message, strict);
+    let reason = match choice.finish_reason {
+        Some(FinishReason::Length) => Some("length"),
+        Some(FinishReason::ContentFilter) => Some("content_filter"),
+        _ => None,
+    };
+    if let (Some(reason), Some(last)) = (reason, calls.last_mut()) {
+        last.cut = Some(format!("the provider stopped it: {reason}"));
+    }
+    calls
+}
+
 /// The function calls among a response's output items, in order, read against the
-/// lowering of [`responses_tools`] with the same `strict`.
+/// lowering of [`responses_tools`] with the same `strict`. An item whose `status` is
+/// `incomplete` (the response stopped while the model wrote it) is marked
+/// [`cut`](ToolCall::cut): answered, never run.
 pub fn responses_calls(output: &[OutputItem], strict: bool) -> Vec<ToolCall> {
     let dialect = Dialect::OpenAiResponses { strict };
     output
         .iter()
         .filter_map(|item| match item {
             OutputItem::FunctionCall(call) => {
-                let parsed = ToolCall::new(
+                let mut parsed = ToolCall::new(
                     call.call_id.clone(),
                     call.name.clone(),
                     CallArguments::Json(call.arguments.clone()),
                 )
                 .written_for(dialect);
+                if call.status == Some(async_openai::types::responses::OutputStatus::Incomplete) {
+                    parsed.cut = Some("the provider stopped it: incomplete".to_owned());
+                }
                 // A call a program made (programmatic tool calling) names it.
                 Some(match &call.caller {
                     Some(ToolCallCaller::Program(program)) => {
