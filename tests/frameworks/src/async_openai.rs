@@ -166,15 +166,11 @@ async fn responses_through_async_openai() {
 
 #[tokio::test]
 async fn a_choice_stopped_by_the_output_limit_has_its_last_call_answered_not_run() {
-    let mut body = crate::chat_completion(
-        &[
-            ("call_1", "add", r#"{"a": 2, "b": 3}"#),
-            ("call_2", "add", r#"{"a": 1, "b": 4}"#),
-        ],
-        None,
-    );
-    body["choices"][0]["finish_reason"] = json!("length");
-    let server = openai_mock("/v1/chat/completions", vec![body]).await;
+    let server = openai_mock(
+        "/v1/chat/completions",
+        vec![crate::completion_cut_by_length()],
+    )
+    .await;
     let registry = registry();
     let (ctx, _) = context();
     let request = CreateChatCompletionRequestArgs::default()

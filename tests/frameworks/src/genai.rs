@@ -86,17 +86,11 @@ fn each_genai_adapter_gets_the_lowering_its_provider_accepts() {
 
 #[tokio::test]
 async fn a_call_genai_keeps_after_the_output_limit_is_answered_not_run() {
-    // Two calls; the output limit stopped the model in the second. Its arguments parse,
-    // and it still does not run: the model may have meant more than it wrote.
-    let mut body = crate::chat_completion(
-        &[
-            ("call_1", "add", r#"{"a": 2, "b": 3}"#),
-            ("call_2", "add", r#"{"a": 1, "b": 4}"#),
-        ],
-        None,
-    );
-    body["choices"][0]["finish_reason"] = serde_json::json!("length");
-    let server = openai_mock("/v1/chat/completions", vec![body]).await;
+    let server = openai_mock(
+        "/v1/chat/completions",
+        vec![crate::completion_cut_by_length()],
+    )
+    .await;
     let client = genai::Client::builder().build().expect("a client");
     let target = ServiceTarget {
         endpoint: Endpoint::from_owned(format!("{}/v1/", server.uri())),

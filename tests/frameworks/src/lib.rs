@@ -167,6 +167,21 @@ pub fn chat_completion(calls: &[(&str, &str, &str)], text: Option<&str>) -> serd
     })
 }
 
+/// A Chat Completions response with two calls, the output limit reached in the second
+/// (`finish_reason: "length"`): its arguments parse, and it must still not run.
+#[cfg(test)]
+pub fn completion_cut_by_length() -> serde_json::Value {
+    let mut body = chat_completion(
+        &[
+            ("call_1", "add", r#"{"a": 2, "b": 3}"#),
+            ("call_2", "add", r#"{"a": 1, "b": 4}"#),
+        ],
+        None,
+    );
+    body["choices"][0]["finish_reason"] = serde_json::json!("length");
+    body
+}
+
 /// The script as Chat Completions responses, one call each, then `done`.
 #[cfg(test)]
 pub fn chat_script() -> Vec<serde_json::Value> {

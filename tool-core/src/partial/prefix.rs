@@ -28,6 +28,16 @@ pub(super) enum Kind {
 }
 
 impl Kind {
+    /// Every kind.
+    pub(super) const ALL: [Kind; 6] = [
+        Kind::Object,
+        Kind::Array,
+        Kind::String,
+        Kind::Number,
+        Kind::Bool,
+        Kind::Null,
+    ];
+
     fn name(self) -> &'static str {
         match self {
             Kind::Object => "an object",
@@ -227,14 +237,7 @@ fn type_fits(name: &str, kind: Kind) -> bool {
 pub(super) fn wrong_kind(alternatives: &[&Conjunction<'_>], kind: Kind) -> String {
     let mut allowed: Vec<&str> = Vec::new();
     for conjunction in alternatives {
-        for candidate in [
-            Kind::Object,
-            Kind::Array,
-            Kind::String,
-            Kind::Number,
-            Kind::Bool,
-            Kind::Null,
-        ] {
+        for candidate in Kind::ALL {
             if kind_fits(conjunction, candidate) {
                 let name = if candidate == Kind::Number && integer_only(conjunction) {
                     "an integer"
@@ -285,12 +288,12 @@ impl<'s> StringLimits<'s> {
             .min();
         let members = (conjunction.iter())
             .filter_map(|schema| {
-                let listed = match (schema.get("enum"), schema.get("const")) {
-                    (Some(Value::Array(members)), _) => members.iter().collect::<Vec<_>>(),
-                    (_, Some(member)) => vec![member],
-                    _ => return None,
-                };
-                Some(listed.into_iter().filter_map(Value::as_str).collect())
+                Some(
+                    listed(schema)?
+                        .into_iter()
+                        .filter_map(Value::as_str)
+                        .collect(),
+                )
             })
             .collect();
         Self {
@@ -396,12 +399,12 @@ impl NumberLimits {
             below: bound("exclusiveMaximum", f64::min),
             members: (conjunction.iter())
                 .filter_map(|schema| {
-                    let listed = match (schema.get("enum"), schema.get("const")) {
-                        (Some(Value::Array(members)), _) => members.iter().collect::<Vec<_>>(),
-                        (_, Some(member)) => vec![member],
-                        _ => return None,
-                    };
-                    Some(listed.into_iter().filter_map(Value::as_f64).collect())
+                    Some(
+                        listed(schema)?
+                            .into_iter()
+                            .filter_map(Value::as_f64)
+                            .collect(),
+                    )
                 })
                 .collect(),
         }
@@ -466,16 +469,23 @@ pub(super) fn check_literal(conjunction: &Conjunction<'_>, value: &Value) -> Opt
         if value.is_null() && schema.get("nullable") == Some(&Value::Bool(true)) {
             continue;
         }
-        let members = match (schema.get("enum"), schema.get("const")) {
-            (Some(Value::Array(members)), _) => members.iter().collect::<Vec<_>>(),
-            (_, Some(member)) => vec![member],
-            _ => continue,
+        let Some(members) = listed(schema) else {
+            continue;
         };
         if !members.contains(&value) {
             return Some(format!("{value} is not one of the allowed values"));
         }
     }
     None
+}
+
+/// The values a schema lists (its `enum`, or its `const`), when it lists any.
+fn listed(schema: &Map<String, Value>) -> Option<Vec<&Value>> {
+    match (schema.get("enum"), schema.get("const")) {
+        (Some(Value::Array(members)), _) => Some(members.iter().collect()),
+        (_, Some(member)) => Some(vec![member]),
+        _ => None,
+    }
 }
 
 /// The limits of an array being written.

@@ -162,22 +162,13 @@ struct Way<'s> {
 /// A member's or an item's ways, or why there is no such member or item.
 type Children = Result<Arc<[usize]>, String>;
 
-const KINDS: [Kind; 6] = [
-    Kind::Object,
-    Kind::Array,
-    Kind::String,
-    Kind::Number,
-    Kind::Bool,
-    Kind::Null,
-];
-
 fn bit(kind: Kind) -> u8 {
-    1 << KINDS.iter().position(|k| *k == kind).unwrap_or(0)
+    1 << Kind::ALL.iter().position(|k| *k == kind).unwrap_or(0)
 }
 
 impl<'s> Ways<'s> {
     fn add(&mut self, conjunction: Conjunction<'s>) -> usize {
-        let kinds = KINDS
+        let kinds = Kind::ALL
             .iter()
             .filter(|kind| prefix::kind_fits(&conjunction, **kind))
             .fold(0, |bits, kind| bits | bit(*kind));
@@ -696,46 +687,22 @@ impl<'s> Reader<'s> {
     /// run of characters just read starts in the whole text, and in the key.
     fn check_key_prefix(&mut self, run: Option<(usize, usize)>) {
         let level = self.frames.len() - 1;
-        let frame = &self.frames[level];
-        let ways = &self.ways.all;
-        let dead: Vec<(usize, usize, String)> = (frame.candidates.iter().enumerate())
-            .filter(|(_, candidate)| candidate.alive && !ways[candidate.way].closed.is_empty())
-            .filter_map(|(index, candidate)| {
-                prefix::check_key_prefix(&ways[candidate.way].closed, &frame.text)
-                    .map(|(at, why)| (index, at, why))
-            })
-            .collect();
-        for (index, at, why) in dead {
-            self.pin = run.map(|(start, before)| start + at.saturating_sub(before));
-            self.kill(level, index, Problem::new(self.path_text(), why));
-            self.pin = None;
-            if self.lex == Lex::Stopped {
-                return;
+        self.refuse_each(level, run, |way, frame| {
+            if way.closed.is_empty() {
+                return None;
             }
-        }
+            prefix::check_key_prefix(&way.closed, &frame.text).map(|(at, why)| (Some(at), why))
+        });
     }
 
     /// The string being read against its limits (`run` as for keys).
     fn check_string(&mut self, complete: bool, run: Option<(usize, usize)>) {
         let level = self.frames.len() - 1;
-        let frame = &self.frames[level];
-        let ways = &self.ways.all;
-        let dead: Vec<(usize, usize, String)> = (frame.candidates.iter().enumerate())
-            .filter(|(_, candidate)| candidate.alive)
-            .filter_map(|(index, candidate)| {
-                (ways[candidate.way].strings)
-                    .check(&frame.text, frame.chars, complete)
-                    .map(|(at, why)| (index, at, why))
-            })
-            .collect();
-        for (index, at, why) in dead {
-            self.pin = run.map(|(start, before)| start + at.saturating_sub(before));
-            self.kill(level, index, Problem::new(self.path_text(), why));
-            self.pin = None;
-            if self.lex == Lex::Stopped {
-                return;
-            }
-        }
+        self.refuse_each(level, run, |way, frame| {
+            (way.strings)
+                .check(&frame.text, frame.chars, complete)
+                .map(|(at, why)| (Some(at), why))
+        });
     }
 
     fn end_string(&mut self) {
@@ -748,21 +715,16 @@ impl<'s> Reader<'s> {
 
     fn end_number(&mut self) {
         let level = self.frames.len() - 1;
-        let frame = &self.frames[level];
-        let number: f64 = frame.text.parse().unwrap_or(f64::NAN);
-        let dead: Vec<(usize, String)> = (frame.candidates.iter().enumerate())
-            .filter(|(_, candidate)| candidate.alive && self.ways.all[candidate.way].numbers.any())
-            .filter_map(|(index, candidate)| {
-                (self.ways.all[candidate.way].numbers)
-                    .check(&frame.text, number)
-                    .map(|why| (index, why))
-            })
-            .collect();
-        for (index, why) in dead {
-            self.kill(level, index, Problem::new(self.path_text(), why));
-            if self.lex == Lex::Stopped {
-                return;
-            }
+        let number: f64 = self.frames[level].text.parse().unwrap_or(f64::NAN);
+        self.refuse_each(level, None, |way, frame| {
+            let why = way
+                .numbers
+                .any()
+                .then(|| way.numbers.check(&frame.text, number));
+            why.flatten().map(|why| (None, why))
+        });
+        if self.lex == Lex::Stopped {
+            return;
         }
         // Ended by the byte being read, which is not part of it.
         self.finish_value(self.offset);
@@ -770,19 +732,14 @@ impl<'s> Reader<'s> {
 
     fn end_literal(&mut self, value: Value) {
         let level = self.frames.len() - 1;
-        let frame = &self.frames[level];
-        let dead: Vec<(usize, String)> = (frame.candidates.iter().enumerate())
-            .filter(|(_, candidate)| candidate.alive && self.ways.all[candidate.way].lists_values)
-            .filter_map(|(index, candidate)| {
-                prefix::check_literal(&self.ways.all[candidate.way].conjunction, &value)
-                    .map(|why| (index, why))
-            })
-            .collect();
-        for (index, why) in dead {
-            self.kill(level, index, Problem::new(self.path_text(), why));
-            if self.lex == Lex::Stopped {
-                return;
-            }
+        self.refuse_each(level, None, |way, _| {
+            let why = way
+                .lists_values
+                .then(|| prefix::check_literal(&way.conjunction, &value));
+            why.flatten().map(|why| (None, why))
+        });
+        if self.lex == Lex::Stopped {
+            return;
         }
         self.finish_value(self.offset + 1);
     }
@@ -790,42 +747,26 @@ impl<'s> Reader<'s> {
     /// `]` or `}`: the container's own checks at its end, then it is a value.
     fn close(&mut self) {
         let level = self.frames.len() - 1;
-        let frame = &self.frames[level];
-        let dead: Vec<(usize, String)> = (frame.candidates.iter().enumerate())
-            .filter(|(_, candidate)| candidate.alive)
-            .filter_map(|(index, candidate)| {
-                let why = match frame.kind {
-                    Kind::Object => {
-                        let missing: Vec<&str> = (self.ways.all[candidate.way].required.iter())
-                            .filter(|name| !frame.keys.iter().any(|key| key == *name))
-                            .copied()
-                            .collect();
-                        (!missing.is_empty()).then(|| {
-                            format!(
-                                "missing required argument{} {}",
-                                if missing.len() == 1 { "" } else { "s" },
-                                missing
-                                    .iter()
-                                    .map(|name| format!("\"{name}\""))
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            )
-                        })
-                    }
-                    _ => (self.ways.all[candidate.way].min_items)
-                        .filter(|&least| frame.count < least)
-                        .map(|least| {
-                            format!("expected at least {least} items, got {}", frame.count)
-                        }),
-                };
-                why.map(|why| (index, why))
-            })
-            .collect();
-        for (index, why) in dead {
-            self.kill(level, index, Problem::new(self.path_text(), why));
-            if self.lex == Lex::Stopped {
-                return;
-            }
+        self.refuse_each(level, None, |way, frame| {
+            let why = match frame.kind {
+                Kind::Object => {
+                    let missing: Vec<String> = (way.required.iter())
+                        .filter(|name| !frame.keys.iter().any(|key| key == *name))
+                        .map(|name| format!("\"{name}\""))
+                        .collect();
+                    (!missing.is_empty()).then(|| {
+                        let plural = if missing.len() == 1 { "" } else { "s" };
+                        format!("missing required argument{plural} {}", missing.join(", "))
+                    })
+                }
+                _ => (way.min_items)
+                    .filter(|&least| frame.count < least)
+                    .map(|least| format!("expected at least {least} items, got {}", frame.count)),
+            };
+            why.map(|why| (None, why))
+        });
+        if self.lex == Lex::Stopped {
+            return;
         }
         self.finish_value(self.offset + 1);
     }
@@ -863,22 +804,41 @@ impl<'s> Reader<'s> {
     /// A `,` in an array promises another item: an array at its `maxItems` has no room.
     fn check_room_for_another(&mut self) {
         let level = self.frames.len() - 1;
+        self.refuse_each(level, None, |way, frame| {
+            (way.max_items)
+                .filter(|&most| frame.count >= most)
+                .map(|most| {
+                    let why = format!(
+                        "expected at most {most} items, got more (the array is past maxItems)"
+                    );
+                    (None, why)
+                })
+        });
+    }
+
+    /// Each living candidate of the value at `level` that `check` refuses dies: why, and
+    /// where in the text being checked it went wrong (placed by `run`, as for keys; the
+    /// byte being read otherwise). Stops once the arguments are hopeless.
+    fn refuse_each(
+        &mut self,
+        level: usize,
+        run: Option<(usize, usize)>,
+        check: impl Fn(&Way<'s>, &Frame) -> Option<(Option<usize>, String)>,
+    ) {
         let frame = &self.frames[level];
-        let dead: Vec<(usize, String)> = (frame.candidates.iter().enumerate())
+        let ways = &self.ways.all;
+        let dead: Vec<(usize, Option<usize>, String)> = (frame.candidates.iter().enumerate())
             .filter(|(_, candidate)| candidate.alive)
             .filter_map(|(index, candidate)| {
-                (self.ways.all[candidate.way].max_items)
-                    .filter(|&most| frame.count >= most)
-                    .map(|most| {
-                        (
-                            index,
-                            format!("expected at most {most} items, got more (the array is past maxItems)"),
-                        )
-                    })
+                check(&ways[candidate.way], frame).map(|(at, why)| (index, at, why))
             })
             .collect();
-        for (index, why) in dead {
+        for (index, at, why) in dead {
+            self.pin = run
+                .zip(at)
+                .map(|((start, before), at)| start + at.saturating_sub(before));
             self.kill(level, index, Problem::new(self.path_text(), why));
+            self.pin = None;
             if self.lex == Lex::Stopped {
                 return;
             }
