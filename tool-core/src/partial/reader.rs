@@ -129,6 +129,8 @@ struct Frame {
     whole: usize,
     /// For a string: whether a limit reads its text (else only its characters are counted).
     keeps_text: bool,
+    /// For a string: whether any limit applies (a length, listed values).
+    limited: bool,
 }
 
 /// Every conjunction met so far, once each, with what is read from it and the ways of
@@ -342,7 +344,9 @@ impl<'s> Reader<'s> {
             if frame.keeps_text {
                 frame.text.push_str(run);
             }
-            self.check_string(false, Some((start, before)));
+            if frame.limited {
+                self.check_string(false, Some((start, before)));
+            }
         }
     }
 
@@ -540,7 +544,9 @@ impl<'s> Reader<'s> {
             if frame.keeps_text {
                 frame.text.push(decoded);
             }
-            self.check_string(false, None);
+            if frame.limited {
+                self.check_string(false, None);
+            }
         }
     }
 
@@ -631,6 +637,9 @@ impl<'s> Reader<'s> {
             let ways = &self.ways.all;
             frame.keeps_text = (frame.candidates.iter())
                 .any(|candidate| !ways[candidate.way].strings.members.is_empty());
+            frame.limited = frame.keeps_text
+                || (frame.candidates.iter())
+                    .any(|candidate| ways[candidate.way].strings.max_length.is_some());
         }
         self.frames.push(frame);
         self.lex = lex;
@@ -955,6 +964,7 @@ impl Frame {
             key: None,
             whole: 0,
             keeps_text: false,
+            limited: false,
         }
     }
 }
