@@ -165,7 +165,8 @@ toolwright_core::cfg_frameworks! {
         #[cfg(feature = "genai")]
         pub mod genai {
             pub use toolwright_core::frameworks::genai::{
-                answer, answer_response, calls, dialect, response, response_calls, tools,
+                answer, answer_response, calls, dialect, response, response_calls, stream_event,
+                tools,
             };
         }
 

@@ -118,6 +118,37 @@ pub async fn answer_response(
     Answered { results, messages }
 }
 
+/// Feeds one event of a genai stream (`exec_chat_stream`) to `turn`
+/// ([`Registry::streamed_turn`](crate::Registry::streamed_turn), in the adapter's
+/// dialect): each `ToolCallChunk` is read as it comes (genai gives some providers'
+/// arguments as the text so far, others' piece by piece: both are read once), and `End`
+/// ends the turn, its captured stop reason cutting the last call when it is the output
+/// limit or a filter. A stream that never reaches `End` cuts every call it left open.
+pub fn stream_event(turn: &mut crate::partial::StreamedTurn<'_>, event: &genai::chat::ChatStreamEvent) {
+    use genai::chat::{ChatStreamEvent, StopReason};
+    match event {
+        ChatStreamEvent::ToolCallChunk(chunk) => {
+            let call = &chunk.tool_call;
+            let text = match &call.fn_arguments {
+                serde_json::Value::String(text) => text.clone(),
+                serde_json::Value::Null => String::new(),
+                other => other.to_string(),
+            };
+            turn.call_text(&call.call_id, &call.fn_name, &text);
+        }
+        ChatStreamEvent::End(end) => {
+            let cut = match &end.captured_stop_reason {
+                Some(StopReason::MaxTokens(reason) | StopReason::ContentFilter(reason)) => {
+                    Some(reason.as_str())
+                }
+                _ => None,
+            };
+            turn.ended(cut);
+        }
+        _ => {}
+    }
+}
+
 /// The `ToolResponse` that answers `result`'s call: its model view, with the tool's
 /// name (Gemini matches responses by name).
 pub fn response(result: &ToolResult) -> ToolResponse {

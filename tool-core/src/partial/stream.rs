@@ -106,6 +106,47 @@ impl<'r> StreamedTurn<'r> {
         }
     }
 
+    /// Arguments of a call from a source that is not a provider's own events (a
+    /// framework's stream): `text` is either the call's arguments so far or the next
+    /// piece of them (a text the call's own text so far begins is the whole so far). The
+    /// call is the one begun with `id`; a piece with no `name` that names no call begun
+    /// (frameworks make up ids for the pieces after the first: genai's `call_0`) belongs
+    /// to the call begun last; a piece with a `name` and a new `id` begins a call.
+    pub fn call_text(&mut self, id: &str, name: &str, text: &str) {
+        let known = self.calls.iter().any(|streamed| streamed.key == id);
+        let key = if known {
+            id.to_owned()
+        } else if name.is_empty() {
+            match self.calls.last() {
+                Some(last) => last.key.clone(),
+                None => return,
+            }
+        } else {
+            self.begin(id.to_owned(), id, name);
+            id.to_owned()
+        };
+        let Some(streamed) = self.find(&key) else {
+            return;
+        };
+        let so_far = streamed.call.text();
+        let piece = match text.strip_prefix(so_far) {
+            Some(rest) if !so_far.is_empty() => rest.to_owned(),
+            _ => text.to_owned(),
+        };
+        streamed.call.push(&piece);
+    }
+
+    /// The end of a stream read through [`StreamedTurn::call_text`]: `cut` names the stop
+    /// that cut the turn short (its output limit), `None` a finished turn; the calls
+    /// are closed.
+    pub fn ended(&mut self, cut: Option<&str>) {
+        let keys: Vec<String> = self.calls.iter().map(|s| s.key.clone()).collect();
+        for key in keys {
+            self.close(&key);
+        }
+        self.end(cut.map(str::to_owned));
+    }
+
     /// The calls so far, in the order the model began them.
     pub fn calls(&self) -> impl Iterator<Item = &PartialCall<'r>> {
         self.calls.iter().map(|streamed| &streamed.call)
