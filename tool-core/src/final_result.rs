@@ -151,6 +151,8 @@ impl RegistryBuilder {
                 (Some(_), None) => Err(Refused::NoHistory),
             }
         };
+        // Its check reads the run's calls.
+        self = self.with_run_history();
         *self.extension_mut::<Terminal>() = Terminal {
             given: Some(Given {
                 name: final_result.name,

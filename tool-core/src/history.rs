@@ -15,9 +15,12 @@ use crate::error::ToolError;
 use crate::tool::ToolOutput;
 
 /// The calls of one run, oldest first: put one in the context of the run's calls
-/// (`Context::with(RunHistory::new())`) and the registry records each call it answers
-/// (dispatched alone or in a batch, or resumed after approval) with its arguments and
-/// outcome. Bounded: the oldest are dropped past [`RunHistory::keeping`]'s count (1,000
+/// (`Context::with(RunHistory::new())`), and a registry built
+/// [`with_run_history`](crate::RegistryBuilder::with_run_history) (or with a
+/// [final result](crate::RegistryBuilder::with_final_result), whose check reads it)
+/// records each call it answers (dispatched alone or in a batch, or resumed after
+/// approval) with its arguments and outcome. A registry without either asks for none:
+/// its calls pay nothing for it. Bounded: the oldest are dropped past [`RunHistory::keeping`]'s count (1,000
 /// by default); outputs are kept whole, as the tool returned them.
 ///
 /// ```
@@ -28,7 +31,7 @@ use crate::tool::ToolOutput;
 /// fn hello(name: String) -> String { format!("Hello, {name}!") }
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let registry = Registry::builder().with(Hello).build().unwrap();
+/// let registry = Registry::builder().with(Hello).with_run_history().build().unwrap();
 /// let ctx = Context::new().with(RunHistory::new());
 /// registry.dispatch(&ctx, ToolCall::new("1", "hello", r#"{"name": "Ada"}"#)).await;
 /// let history = ctx.get::<RunHistory>().unwrap();
@@ -116,9 +119,18 @@ impl RunHistory {
     }
 }
 
-/// Records `result` (a call with `arguments`) in the run's history, if `ctx` keeps one.
+/// Records `result` (a call with `arguments`) in the run's history, if the registry
+/// records histories and `ctx` keeps one.
 #[inline]
-pub(crate) fn record(ctx: &Context, arguments: &CallArguments, result: &ToolResult) {
+pub(crate) fn record(
+    registry: &crate::registry::Registry,
+    ctx: &Context,
+    arguments: &CallArguments,
+    result: &ToolResult,
+) {
+    if !registry.settings.run_history {
+        return;
+    }
     if let Some(history) = ctx.get::<RunHistory>() {
         let arguments = match arguments {
             CallArguments::Json(json) => serde_json::from_str(json).unwrap_or(Value::Null),

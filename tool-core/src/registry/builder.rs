@@ -355,6 +355,16 @@ impl RegistryBuilder {
         self
     }
 
+    /// Records each call the registry answers in the context's
+    /// [`RunHistory`](crate::final_result::RunHistory), when the context holds one (one
+    /// per run). A registry with a final result
+    /// ([`with_final_result`](Self::with_final_result)) does so already: its check reads
+    /// the history. Without either, no call pays for it.
+    pub fn with_run_history(mut self) -> Self {
+        self.settings.run_history = true;
+        self
+    }
+
     /// Lets [`Registry::set_enabled`] turn tools off and on while the registry serves.
     /// Declared up front because it changes what clients are told: an MCP server then
     /// advertises `tools.listChanged`, notifies its clients of each change, and marks its

@@ -38,6 +38,9 @@ pub(crate) struct Settings {
     /// Whole-call examples as a paragraph of the description, for dialects without a
     /// field for them.
     pub examples_in_descriptions: bool,
+    /// Whether each call answered is recorded in the context's
+    /// [`RunHistory`](crate::final_result::RunHistory), when it holds one.
+    pub run_history: bool,
     /// The lint's allowances ([`Registry::lint`](crate::Registry::lint)).
     pub lint: crate::lint::Lint,
 }
@@ -56,6 +59,7 @@ impl Default for Settings {
             max_concurrency: 8,
             telemetry: crate::telemetry::Telemetry::default(),
             examples_in_descriptions: false,
+            run_history: false,
             lint: crate::lint::Lint::default(),
         }
     }
