@@ -119,16 +119,11 @@ impl RunHistory {
     }
 }
 
-/// Records `result` (a call with `arguments`) in the run's history, if the registry
-/// records histories and `ctx` keeps one.
+/// Records `result` (a call with `arguments`) in the run's history, when `on` (the
+/// registry records histories) and `ctx` keeps one.
 #[inline]
-pub(crate) fn record(
-    registry: &crate::registry::Registry,
-    ctx: &Context,
-    arguments: &CallArguments,
-    result: &ToolResult,
-) {
-    if !registry.settings.run_history {
+pub(crate) fn record(on: bool, ctx: &Context, arguments: &CallArguments, result: &ToolResult) {
+    if !on {
         return;
     }
     if let Some(history) = ctx.get::<RunHistory>() {

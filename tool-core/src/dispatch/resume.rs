@@ -80,7 +80,7 @@ impl Registry {
             span,
             self.finish((call.id, call.name, call.program), outcome, notes)
         );
-        crate::history::record(self, ctx, &call.arguments, &result);
+        crate::history::record(self.settings.run_history, ctx, &call.arguments, &result);
         result
     }
 

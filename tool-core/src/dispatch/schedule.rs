@@ -96,7 +96,12 @@ impl Registry {
                                 span,
                                 self.finish((call.id, call.name, call.program), outcome, notes)
                             );
-                            crate::history::record(self, ctx, &arguments, &result);
+                            crate::history::record(
+                                self.settings.run_history,
+                                ctx,
+                                &arguments,
+                                &result,
+                            );
                             let mut guard =
                                 slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                             guard.result = Some(result);
@@ -167,7 +172,12 @@ impl Registry {
                 slot.notes,
             )
         });
-        crate::history::record(self, ctx, &slot.call.arguments, &result);
+        crate::history::record(
+            self.settings.run_history,
+            ctx,
+            &slot.call.arguments,
+            &result,
+        );
         result
     }
 }
