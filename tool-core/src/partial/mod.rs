@@ -6,13 +6,16 @@
 //! begins, malformed JSON), not after the model has written the rest; and a call whose
 //! text never completed is answered, never run.
 //!
-//! `reader.rs` is the incremental parser and its frames; `prefix.rs` what a schema says
-//! of a value still being written.
+//! `reader.rs` is the incremental parser and its frames, `lexer.rs` the JSON grammar it
+//! walks byte by byte, `ways.rs` the schema's conjunctions it meets (each worked out
+//! once), and `prefix.rs` what a schema says of a value still being written.
 
+mod lexer;
 mod paths;
 mod prefix;
 mod reader;
 mod stream;
+mod ways;
 
 pub use stream::StreamedTurn;
 

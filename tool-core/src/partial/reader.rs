@@ -4,100 +4,13 @@
 
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use super::prefix::{self, Conjunction, Kind, NumberLimits, Schemas, StringLimits};
+use super::lexer::{Lex, Literal, NumberState, run_chars};
+use super::prefix::{self, Conjunction, Kind, Schemas};
+use super::ways::{Way, Ways, bit};
 use crate::error::Problem;
 use crate::validate::JsonPath;
-
-/// Where the reader is in the text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Lex {
-    /// Before a value (whitespace allowed).
-    Value,
-    /// After `[`: a value or `]`.
-    ValueOrEnd,
-    /// After `{`: a key or `}`.
-    KeyOrEnd,
-    /// After `,` in an object: a key.
-    Key,
-    /// After a key: `:`.
-    Colon,
-    /// After a value: `,`, the container's end, or (at the root) only whitespace.
-    After,
-    /// Inside a string (a key's or a value's).
-    Text { key: bool },
-    /// After a backslash in a string.
-    Escape { key: bool },
-    /// Inside `\uXXXX`: the digits read so far, and a high surrogate waiting for its pair.
-    Unicode {
-        key: bool,
-        digits: u8,
-        code: u32,
-        high: Option<u32>,
-    },
-    /// After a high surrogate's escape: `\` of its low half expected.
-    LowBackslash { key: bool, high: u32 },
-    /// After that `\`: `u` expected.
-    LowU { key: bool, high: u32 },
-    /// Inside a number.
-    Number(NumberState),
-    /// Inside `true`, `false` or `null`: what is left to read, and the value it is.
-    Literal {
-        rest: &'static [u8],
-        yields: Literal,
-    },
-    /// The arguments are complete.
-    Done,
-    /// Nothing more is read: the text is malformed or the value hopeless.
-    Stopped,
-}
-
-/// `true`, `false` or `null`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Literal {
-    True,
-    False,
-    Null,
-}
-
-/// The JSON number grammar, one state per position.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum NumberState {
-    Minus,
-    Zero,
-    Int,
-    Dot,
-    Frac,
-    E,
-    ESign,
-    Exp,
-}
-
-impl NumberState {
-    fn complete(self) -> bool {
-        matches!(
-            self,
-            NumberState::Zero | NumberState::Int | NumberState::Frac | NumberState::Exp
-        )
-    }
-
-    fn next(self, byte: u8) -> Option<NumberState> {
-        use NumberState::*;
-        Some(match (self, byte) {
-            (Minus, b'0') => Zero,
-            (Minus, b'1'..=b'9') => Int,
-            (Int, b'0'..=b'9') => Int,
-            (Zero | Int, b'.') => Dot,
-            (Dot | Frac, b'0'..=b'9') => Frac,
-            (Zero | Int | Frac, b'e' | b'E') => E,
-            (E, b'+' | b'-') => ESign,
-            (E | ESign | Exp, b'0'..=b'9') => Exp,
-            _ => return None,
-        })
-    }
-}
 
 /// One way the value being written may fit: the schemas it must meet, and the way of its
 /// container it belongs to.
@@ -131,107 +44,6 @@ struct Frame {
     keeps_text: bool,
     /// For a string: whether any limit applies (a length, listed values).
     limited: bool,
-}
-
-/// Every conjunction met so far, once each, with what is read from it and the ways of
-/// its members and items, each worked out once: a long array of objects costs a
-/// lookup per value, not a walk of the schema.
-struct Ways<'s> {
-    schemas: Schemas<'s>,
-    all: Vec<Way<'s>>,
-}
-
-/// One conjunction and its facts.
-struct Way<'s> {
-    conjunction: Conjunction<'s>,
-    strings: StringLimits<'s>,
-    closed: Vec<Vec<&'s str>>,
-    max_items: Option<u64>,
-    min_items: Option<u64>,
-    /// The kinds it allows, one bit each.
-    kinds: u8,
-    numbers: NumberLimits,
-    /// The members an object must have.
-    required: Vec<&'s str>,
-    /// Whether it lists the values allowed (`enum`, `const`).
-    lists_values: bool,
-    members: FxHashMap<String, Children>,
-    /// By index, up to the longest `prefixItems` (the rest share the last entry).
-    items: FxHashMap<usize, Children>,
-    prefix_items: usize,
-}
-
-/// A member's or an item's ways, or why there is no such member or item.
-type Children = Result<Arc<[usize]>, String>;
-
-fn bit(kind: Kind) -> u8 {
-    1 << Kind::ALL.iter().position(|k| *k == kind).unwrap_or(0)
-}
-
-impl<'s> Ways<'s> {
-    fn add(&mut self, conjunction: Conjunction<'s>) -> usize {
-        let kinds = Kind::ALL
-            .iter()
-            .filter(|kind| prefix::kind_fits(&conjunction, **kind))
-            .fold(0, |bits, kind| bits | bit(*kind));
-        let prefix_items = (conjunction.iter())
-            .filter_map(|schema| schema.get("prefixItems").and_then(Value::as_array))
-            .map(Vec::len)
-            .max()
-            .unwrap_or(0);
-        self.all.push(Way {
-            strings: StringLimits::of(&conjunction),
-            closed: prefix::closed_names(&conjunction),
-            max_items: prefix::max_items(&conjunction),
-            min_items: prefix::min_items(&conjunction),
-            kinds,
-            numbers: NumberLimits::of(&conjunction),
-            required: prefix::required(&conjunction),
-            lists_values: conjunction
-                .iter()
-                .any(|schema| schema.contains_key("enum") || schema.contains_key("const")),
-            members: FxHashMap::default(),
-            items: FxHashMap::default(),
-            prefix_items,
-            conjunction,
-        });
-        self.all.len() - 1
-    }
-
-    fn add_all(&mut self, conjunctions: Vec<Conjunction<'s>>) -> Arc<[usize]> {
-        conjunctions
-            .into_iter()
-            .map(|conjunction| self.add(conjunction))
-            .collect()
-    }
-
-    fn member(&mut self, way: usize, key: &str) -> Children {
-        if let Some(children) = self.all[way].members.get(key) {
-            return children.clone();
-        }
-        let children = (self.schemas)
-            .member(&self.all[way].conjunction, key)
-            .map(|conjunctions| self.add_all(conjunctions));
-        // Bounded: a model may write any number of keys a schema does not close.
-        if self.all[way].members.len() < 256 {
-            self.all[way]
-                .members
-                .insert(key.to_owned(), children.clone());
-        }
-        children
-    }
-
-    fn item(&mut self, way: usize, index: usize) -> Children {
-        let slot = index.min(self.all[way].prefix_items);
-        if let Some(children) = self.all[way].items.get(&slot) {
-            return children.clone();
-        }
-        let children = (self.schemas)
-            .item(&self.all[way].conjunction, index)
-            .map(|conjunctions| self.add_all(conjunctions));
-        self.all[way].items.insert(slot, children.clone());
-        children
-    }
 }
 
 /// What the read has found so far.
@@ -971,9 +783,4 @@ impl Frame {
 
 fn frame_is_dead(frame: &Frame) -> bool {
     !frame.candidates.iter().any(|candidate| candidate.alive)
-}
-
-/// The characters in a run of a string's text.
-fn run_chars(run: &str) -> u64 {
-    run.chars().count() as u64
 }

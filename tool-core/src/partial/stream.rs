@@ -360,10 +360,8 @@ impl<'r> StreamedTurn<'r> {
             }
             "response.completed" => self.end(None),
             "response.incomplete" => {
-                let reason = event
-                    .pointer("/response/incomplete_details/reason")
-                    .and_then(Value::as_str)
-                    .unwrap_or("incomplete");
+                let details = event.pointer("/response/incomplete_details");
+                let reason = crate::provider::responses_incomplete_reason(details);
                 self.end(Some(reason.to_owned()));
             }
             "response.failed" | "error" => self.ended = None,

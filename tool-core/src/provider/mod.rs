@@ -303,11 +303,7 @@ fn cut_reason(dialect: Dialect, response: &Value) -> Option<String> {
             if response.get("status").and_then(Value::as_str) != Some("incomplete") {
                 return None;
             }
-            response
-                .pointer("/incomplete_details/reason")
-                .and_then(Value::as_str)
-                .unwrap_or("incomplete")
-                .to_owned()
+            responses_incomplete_reason(response.get("incomplete_details")).to_owned()
         }
         Dialect::Anthropic { .. } => response
             .get("stop_reason")
@@ -322,6 +318,21 @@ fn cut_reason(dialect: Dialect, response: &Value) -> Option<String> {
         Dialect::Mcp => return None,
     };
     Some(format!("the provider stopped it: {reason}"))
+}
+
+/// The reason an OpenAI Responses `incomplete_details` gives, when it is one the API
+/// documents (`max_output_tokens`, `content_filter`); any other text, which a broken or
+/// hostile server could make as long as it likes, reads as plain `incomplete`, since it
+/// is copied into what the model reads.
+pub(crate) fn responses_incomplete_reason(details: Option<&Value>) -> &'static str {
+    match details
+        .and_then(|details| details.get("reason"))
+        .and_then(Value::as_str)
+    {
+        Some("max_output_tokens") => "max_output_tokens",
+        Some("content_filter") => "content_filter",
+        _ => "incomplete",
+    }
 }
 
 /// Whether the last thing the model wrote in `response` is a tool call (the one a stop
