@@ -153,6 +153,9 @@ enum Defect {
     MaxItems,
     EnumPrefix,
     Malformed,
+    /// A character an anchored `pattern` cannot take, after a valid value (read on a
+    /// prefix with the `unicode-patterns` feature).
+    Pattern,
 }
 
 /// The schema of `name` in `schema`'s properties, `$ref`s followed.
@@ -272,6 +275,22 @@ fn defects(root: &Value, schema: &Value, value: &Value) -> Vec<(Defect, String, 
             };
             made.push((Defect::MaxItems, text, at));
         }
+        // `@` after a valid value, where the anchored pattern has no class that could
+        // take it: the `@` is the first impossible byte.
+        if cfg!(feature = "unicode-patterns")
+            && let Some(pattern) = property.get("pattern").and_then(Value::as_str)
+            && pattern.starts_with('^')
+            && pattern.ends_with('$')
+            && !["@", ".", "\\S", "\\W", "[^"]
+                .iter()
+                .any(|open| pattern.contains(open))
+            && let Some(valid) = value.get(name).and_then(Value::as_str)
+        {
+            let bad = serde_json::to_string(&format!("{valid}@")).unwrap();
+            let (text, at) = with_member(value, name, &bad);
+            let at_sign = at + bad.rfind('@').unwrap();
+            made.push((Defect::Pattern, text, at_sign));
+        }
         let (text, at) = with_member(value, name, "@");
         made.push((Defect::Malformed, text, at));
     }
@@ -362,6 +381,8 @@ fn a_defect_is_reported_in_the_piece_that_holds_its_first_impossible_byte() {
         Defect::MaxItems,
         Defect::EnumPrefix,
         Defect::Malformed,
+        #[cfg(feature = "unicode-patterns")]
+        Defect::Pattern,
     ] {
         let (cases, exact, within) = figures.get(&defect).copied().unwrap_or_default();
         assert!(cases >= 3, "{defect:?}: only {cases} cases made");

@@ -13,9 +13,8 @@ use crate::{
     tool_messages,
 };
 
-#[tokio::test]
-async fn a_genai_conversation_runs_the_registry_s_tools() {
-    let server = openai_mock("/v1/chat/completions", chat_script()).await;
+/// genai's real client, aimed at the mock server as its OpenAI adapter.
+fn client_for(server: &wiremock::MockServer) -> (genai::Client, ServiceTarget) {
     let client = genai::Client::builder()
         .build()
         .expect("a client without network");
@@ -24,6 +23,13 @@ async fn a_genai_conversation_runs_the_registry_s_tools() {
         auth: AuthData::from_single("test-key"),
         model: ModelIden::new(AdapterKind::OpenAI, "gpt-4o-mini"),
     };
+    (client, target)
+}
+
+#[tokio::test]
+async fn a_genai_conversation_runs_the_registry_s_tools() {
+    let server = openai_mock("/v1/chat/completions", chat_script()).await;
+    let (client, target) = client_for(&server);
     let registry = registry();
     let (ctx, deleted) = context();
     // The user's side: the dialect of the adapter genai uses, the tools in it.
@@ -91,12 +97,7 @@ async fn a_call_genai_keeps_after_the_output_limit_is_answered_not_run() {
         vec![crate::completion_cut_by_length()],
     )
     .await;
-    let client = genai::Client::builder().build().expect("a client");
-    let target = ServiceTarget {
-        endpoint: Endpoint::from_owned(format!("{}/v1/", server.uri())),
-        auth: AuthData::from_single("test-key"),
-        model: ModelIden::new(AdapterKind::OpenAI, "gpt-4o-mini"),
-    };
+    let (client, target) = client_for(&server);
     let registry = registry();
     let (ctx, _) = context();
     let dialect = dialect(AdapterKind::OpenAI);
@@ -175,12 +176,7 @@ async fn a_genai_stream_is_read_as_it_comes_and_a_cut_call_is_not_run() {
             .mount(&server)
             .await;
     }
-    let client = genai::Client::builder().build().expect("a client");
-    let target = ServiceTarget {
-        endpoint: Endpoint::from_owned(format!("{}/v1/", server.uri())),
-        auth: AuthData::from_single("test-key"),
-        model: ModelIden::new(AdapterKind::OpenAI, "gpt-4o-mini"),
-    };
+    let (client, target) = client_for(&server);
     let registry = registry();
     let (ctx, _) = context();
     let dialect = dialect(AdapterKind::OpenAI);

@@ -146,3 +146,112 @@ async fn a_denied_call_is_a_refusal_in_rig() {
         error.message()
     );
 }
+
+/// A streamed conversation: a valid call in two fragments, then a call whose second
+/// fragment puts a string where an integer goes, then text.
+fn streamed_turns() -> MockCompletionModel {
+    use rig_core::test_utils::MockStreamEvent as Event;
+    let call = |id: &str, fragments: [&str; 2]| {
+        vec![
+            Event::tool_call_name_delta(id, "add"),
+            Event::tool_call_arguments_delta(id, fragments[0]),
+            Event::tool_call_arguments_delta(id, fragments[1]),
+            Event::tool_call_end(id),
+            Event::final_response_with_total_tokens(3),
+        ]
+    };
+    MockCompletionModel::from_stream_turns([
+        call("t1", [r#"{"a": 2,"#, r#" "b": 3}"#]),
+        call("t2", [r#"{"a": 2, "b": "th"#, r#"ree"}"#]),
+        vec![
+            Event::text("done"),
+            Event::final_response_with_total_tokens(1),
+        ],
+    ])
+}
+
+/// Streams a run of `model` with `tools`: the argument fragments that reached the
+/// stream, and the run's error if it stopped.
+async fn stream(model: &MockCompletionModel, tools: &RigTools) -> (Vec<String>, Option<String>) {
+    use futures_util::StreamExt as _;
+    use rig_agent::agent::MultiTurnStreamItem;
+    use rig_core::streaming::{Item, StreamEvent};
+    let agent = AgentBuilder::new(model.clone()).toolwright(tools).build();
+    let mut stream = agent.prompt("add, twice").max_turns(5).stream();
+    let mut fragments = Vec::new();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(MultiTurnStreamItem::StreamAssistantItem(Item::Event(StreamEvent::Arguments {
+                json,
+                ..
+            }))) if !json.is_empty() => fragments.push(json.to_string()),
+            Ok(_) => {}
+            Err(error) => return (fragments, Some(error.to_string())),
+        }
+    }
+    (fragments, None)
+}
+
+#[tokio::test]
+async fn a_streamed_call_is_stopped_at_the_fragment_that_makes_it_hopeless() {
+    let (ctx, _) = context();
+    let tools = RigTools::new(registry())
+        .with_context(ctx)
+        .stop_hopeless_calls();
+    let model = streamed_turns();
+    let (fragments, error) = stream(&model, &tools).await;
+    // The valid call ran; the hopeless fragment never reached the stream.
+    assert_eq!(fragments, [r#"{"a": 2,"#, r#" "b": 3}"#]);
+    let requests = model.requests();
+    assert_eq!(
+        requests.len(),
+        2,
+        "the run stopped before a third model call"
+    );
+    assert_eq!(
+        tool_results(&requests[1].chat_history),
+        [("5".to_owned(), false)]
+    );
+    let error = error.expect("the run stops at the hopeless fragment");
+    assert!(error.contains("cannot be valid"), "{error}");
+    assert!(error.contains("$.b"), "{error}");
+    assert!(error.contains("expected an integer"), "{error}");
+}
+
+#[tokio::test]
+async fn without_the_option_a_streamed_call_is_checked_once_complete() {
+    let (ctx, _) = context();
+    let tools = RigTools::new(registry()).with_context(ctx);
+    let model = streamed_turns();
+    let (fragments, error) = stream(&model, &tools).await;
+    assert_eq!(error, None);
+    assert_eq!(fragments.len(), 4);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3);
+    let read = tool_results(&requests[2].chat_history);
+    assert_eq!(read[0], ("5".to_owned(), false));
+    assert!(read[1].1, "{read:?}");
+    assert!(read[1].0.contains("$.b"), "{read:?}");
+}
+
+#[tokio::test]
+async fn a_streamed_call_to_an_unknown_tool_is_answered_not_stopped() {
+    use rig_core::test_utils::MockStreamEvent as Event;
+    let model = MockCompletionModel::from_stream_turns([
+        vec![
+            Event::tool_call_name_delta("t1", "ad"),
+            Event::tool_call_arguments_delta("t1", r#"{"a": 1, "b": 1}"#),
+            Event::tool_call_end("t1"),
+            Event::final_response_with_total_tokens(3),
+        ],
+        vec![
+            Event::text("done"),
+            Event::final_response_with_total_tokens(1),
+        ],
+    ]);
+    let tools = RigTools::new(registry()).stop_hopeless_calls();
+    let (_, error) = stream(&model, &tools).await;
+    assert_eq!(error, None);
+    let read = tool_results(&model.requests()[1].chat_history);
+    assert!(read[0].0.contains("add"), "{read:?}");
+}

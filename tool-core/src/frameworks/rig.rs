@@ -27,6 +27,15 @@
 //! | `cancelled` | `Cancelled` |
 //! | `conflict`, `failed`, `internal` | `Other` |
 //!
+//! Streamed calls: with [`RigTools::stop_hopeless_calls`], the hook reads each argument
+//! fragment of a streamed call as rig receives it (rig's `on_tool_call_delta`), against
+//! the tool's schema in the adapter's dialect, as [`PartialCall`] does; the first fragment
+//! that no further text can make valid (a string where a number goes, an argument the
+//! tool does not take, a value past its limit, malformed JSON) stops the run there, before
+//! the model writes the rest, with every problem as the reason. Without it, a streamed
+//! call is checked once complete, as any call. A call whose stream is cut reaches rig's
+//! invalid-call hook as arguments that do not parse, and is answered, never run.
+//!
 //! Approval: rig's tools cannot pause a run for a person (its hooks can deny a call or
 //! stop the run, not wait for a ticket to be decided elsewhere). A call that needs
 //! approval does not run: the model reads that it waits for approval, the run goes on,
@@ -34,12 +43,14 @@
 //! [`Registry::resume`] and pass the result into the next prompt.
 
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rig_agent::agent::{
     AgentBuilder, AgentHook, HookContext, InvalidToolCallAction, InvalidToolCallContext,
-    InvalidToolCallReason, NoToolConfig, WithBuilderTools,
+    InvalidToolCallReason, NoToolConfig, ObservationAction, StepEventKind, ToolCallDelta,
+    WithBuilderTools,
 };
+use rustc_hash::FxHashMap;
 use rig_core::message::ToolName;
 use rig_core::tool::{DynamicTool, ToolContext, ToolErrorKind, ToolExecutionError, ToolOutput};
 use serde_json::Value;
@@ -49,50 +60,66 @@ use crate::call::{CallArguments, ToolCall, ToolResult};
 use crate::context::Context;
 use crate::dialect::Dialect;
 use crate::error::{ErrorKind, ToolError};
+use crate::partial::{PartialCall, Verdict};
 use crate::registry::Registry;
 use crate::schema::lower::LoweringErrors;
 
 /// A registry's tools for a rig agent: the [`DynamicTool`]s, the [`RigHook`] and the
 /// calls waiting for approval. Clones share the registry and the waiting list.
 #[derive(Clone)]
-pub struct RigTools(Runner);
+pub struct RigTools {
+    runner: Runner,
+    stop_hopeless: bool,
+}
 
 impl RigTools {
     /// The tools of `registry`, dispatched with an empty [`Context`] unless the run
     /// carries one, their schemas lowered for OpenAI's Chat Completions without strict
     /// mode (what rig's providers send; [`RigTools::dialect`] to change it).
     pub fn new(registry: Arc<Registry>) -> Self {
-        Self(Runner::new(registry))
+        Self {
+            runner: Runner::new(registry),
+            stop_hopeless: false,
+        }
     }
 
     /// Dispatches with `ctx` (the caller, the session, handles) when the run carries no
     /// context of its own, and offers the tools `ctx`'s caller may see.
     pub fn with_context(mut self, ctx: Arc<Context>) -> Self {
-        self.0.ctx = ctx;
+        self.runner.ctx = ctx;
         self
     }
 
     /// Lowers the schemas for `dialect`: the provider rig sends them to (Gemini's
     /// subset, a strict OpenAI mode). Calls are read back against the same lowering.
     pub fn dialect(mut self, dialect: Dialect) -> Self {
-        self.0.dialect = dialect;
+        self.runner.dialect = dialect;
+        self
+    }
+
+    /// Reads streamed calls as they are written, and stops the run at the first
+    /// fragment that makes a call hopeless (see the module's docs): the model stops
+    /// spending tokens on a call that cannot run, and the run's error carries what the
+    /// model would have read (every problem, with its path) for the host to send back.
+    pub fn stop_hopeless_calls(mut self) -> Self {
+        self.stop_hopeless = true;
         self
     }
 
     /// The calls that wait for a person's approval, with their tickets.
     pub fn approvals(&self) -> &PendingApprovals {
-        &self.0.approvals
+        &self.runner.approvals
     }
 
     /// One rig tool per tool the caller is offered; or what the dialect cannot express.
     pub fn tools(&self) -> Result<Vec<DynamicTool>, LoweringErrors> {
         Ok(self
-            .0
+            .runner
             .offered()?
             .into_iter()
             .filter_map(|tool| {
                 let name = ToolName::new(tool.name.clone()).ok()?;
-                let runner = self.0.clone();
+                let runner = self.runner.clone();
                 let tool_name: Arc<str> = tool.name.into();
                 Some(DynamicTool::new_with_context(
                     name,
@@ -172,7 +199,7 @@ impl AgentHook for RigHook {
         _ctx: &HookContext,
         event: &InvalidToolCallContext,
     ) -> impl Future<Output = Option<InvalidToolCallAction>> + Send {
-        let runner = &self.0.0;
+        let runner = &self.0.runner;
         let call = match &event.reason {
             InvalidToolCallReason::UnknownTool
             | InvalidToolCallReason::MalformedArguments { .. } => {
@@ -197,6 +224,79 @@ impl AgentHook for RigHook {
             // agent was built) ran: its output is the answer, as for any other.
             let reason = result.for_model().to_owned();
             Some(InvalidToolCallAction::Skip { reason })
+        }
+    }
+
+    fn on_tool_call_delta(
+        &self,
+        hook: &HookContext,
+        event: ToolCallDelta<'_>,
+    ) -> impl Future<Output = ObservationAction> + Send {
+        let action = self.read(hook, &event);
+        async move { action }
+    }
+
+    fn observes(&self, kind: StepEventKind) -> bool {
+        match kind {
+            StepEventKind::InvalidToolCall => true,
+            StepEventKind::ToolCallDelta => self.0.stop_hopeless,
+            _ => false,
+        }
+    }
+}
+
+self_cell::self_cell!(
+    /// A streamed call being read, with the registry its reading borrows.
+    struct Streamed {
+        owner: Arc<Registry>,
+        #[not_covariant]
+        dependent: PartialCall,
+    }
+);
+
+/// The run's streamed calls, by their part in the model's turn (kept in rig's run
+/// scratchpad, so each run has its own).
+#[derive(Clone, Default)]
+struct StreamedCalls(Arc<Mutex<FxHashMap<usize, Streamed>>>);
+
+impl RigHook {
+    /// Reads one fragment: stop the run when it makes its call hopeless.
+    fn read(&self, hook: &HookContext, event: &ToolCallDelta<'_>) -> ObservationAction {
+        let runner = &self.0.runner;
+        let calls = hook
+            .scratchpad()
+            .update::<StreamedCalls, _>(|calls| calls.clone());
+        let mut calls = calls.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let part = event.part.index();
+        // A call's first fragment (rig's aggregate is the fragment itself) starts its
+        // reading; parts are numbered again in each turn. A call whose name is not known
+        // yet is left to the check at its end.
+        if event.aggregated.len() == event.delta.len() {
+            calls.remove(&part);
+            if !event.tool_name.is_empty() {
+                let (ctx, dialect) = (&runner.ctx, runner.dialect);
+                let name = event.tool_name.to_owned();
+                let streamed = Streamed::new(runner.registry.clone(), |registry| {
+                    registry.partial_call_in(ctx, dialect, next_call_id(), name)
+                });
+                calls.insert(part, streamed);
+            }
+        }
+        let Some(streamed) = calls.get_mut(&part) else {
+            return ObservationAction::Continue;
+        };
+        let answer = streamed.with_dependent_mut(|_, call| match call.push(event.delta) {
+            // No problems: a tool the caller is not offered, which rig's invalid-call
+            // hook answers with the closest names.
+            Verdict::Hopeless { problems, .. } if !problems.is_empty() => call.answer_now(),
+            _ => None,
+        });
+        match answer {
+            Some(result) => {
+                calls.remove(&part);
+                ObservationAction::stop(result.for_model())
+            }
+            None => ObservationAction::Continue,
         }
     }
 }

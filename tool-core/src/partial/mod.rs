@@ -8,10 +8,12 @@
 //!
 //! `reader.rs` is the incremental parser and its frames, `lexer.rs` the JSON grammar it
 //! walks byte by byte, `ways.rs` the schema's conjunctions it meets (each worked out
-//! once), and `prefix.rs` what a schema says of a value still being written.
+//! once), `prefix.rs` what a schema says of a value still being written, and
+//! `pattern.rs` an anchored `pattern` read on a prefix.
 
 mod lexer;
 mod paths;
+mod pattern;
 mod prefix;
 mod reader;
 mod stream;
@@ -197,6 +199,45 @@ impl<'r> PartialCall<'r> {
         }
     }
 
+    /// The snapshot as a type of the caller's, for a UI that shows a call as it is
+    /// written: a type whose fields are all optional (or `#[serde(default)]`) reads any
+    /// snapshot, and each field appears as soon as the model has written it (a string
+    /// as far as it goes). A type with required fields reads only once they are there.
+    ///
+    /// ```
+    /// # use toolwright::{tool, Context, Registry};
+    /// /// Write a file.
+    /// #[tool(effect = "write")]
+    /// fn write_file(
+    ///     /// The path.
+    ///     path: String,
+    ///     /// The content.
+    ///     content: String,
+    /// ) -> String { path }
+    ///
+    /// /// What a progress view shows of a `write_file` being written.
+    /// #[derive(serde::Deserialize, Default)]
+    /// #[serde(default)]
+    /// struct WriteProgress {
+    ///     path: Option<String>,
+    ///     content: Option<String>,
+    /// }
+    ///
+    /// let registry = Registry::builder().with(WriteFile).build().unwrap();
+    /// let mut call = registry.partial_call(&Context::new(), "call_1", "write_file");
+    /// call.push(r##"{"path": "notes.md", "content": "# Notes\nFirst"##);
+    /// let progress: WriteProgress = call.snapshot_as().unwrap();
+    /// assert_eq!(progress.path.as_deref(), Some("notes.md"));
+    /// assert_eq!(progress.content.as_deref(), Some("# Notes\nFirst"));
+    /// ```
+    pub fn snapshot_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        match self.snapshot() {
+            // Before the arguments' `{`: nothing is known, as an empty object says.
+            Value::Null => serde_json::from_value(Value::Object(Default::default())),
+            known => serde_json::from_value(known),
+        }
+    }
+
     /// The call to dispatch, while its arguments are complete and nothing is wrong (the
     /// call keeps reading: whitespace may still follow).
     pub fn to_call(&self) -> Option<ToolCall> {
@@ -228,19 +269,37 @@ impl<'r> PartialCall<'r> {
     /// it is hopeless, every problem listed, or that it was cut before its end (a
     /// token limit, a dropped connection) and must be written again.
     pub fn finish(self) -> Result<ToolCall, Box<ToolResult>> {
-        let error = match self.read {
-            Read::Refused(error) => error,
-            Read::Reading(_, Verdict::Complete) => {
-                let mut call = ToolCall::new(self.id, self.name, self.text);
+        let refusal = self.refusal();
+        let mut call = ToolCall::new(self.id, self.name, self.text);
+        match refusal {
+            None => {
                 call.written_for = self.written_for;
-                return Ok(call);
+                Ok(call)
             }
+            Some(error) => Err(Box::new(self.registry.answer_unrun(&call, error))),
+        }
+    }
+
+    /// What [`PartialCall::finish`] would answer if the stream ended now, without
+    /// ending it: `None` while the arguments are complete and nothing is wrong.
+    #[cfg_attr(not(feature = "rig"), allow(dead_code))]
+    pub(crate) fn answer_now(&self) -> Option<ToolResult> {
+        let error = self.refusal()?;
+        let call = ToolCall::new(self.id.clone(), self.name.clone(), self.text.clone());
+        Some(self.registry.answer_unrun(&call, error))
+    }
+
+    /// Why the call must not run if its stream ended now.
+    fn refusal(&self) -> Option<ToolError> {
+        Some(match &self.read {
+            Read::Refused(error) => error.clone(),
+            Read::Reading(_, Verdict::Complete) => return None,
             Read::Reading(_, Verdict::Hopeless { problems, .. }) => ToolError::invalid_arguments(
                 format!(
                     "the arguments of '{}' cannot be valid: the call was stopped where they went wrong, and did not run",
                     self.name
                 ),
-                problems,
+                problems.clone(),
             )
             .with_hint("fix every problem listed and write the whole call again"),
             Read::Reading(_, Verdict::Incomplete) => crate::call::cut_off(
@@ -248,8 +307,6 @@ impl<'r> PartialCall<'r> {
                 "the stream ended before its arguments were complete",
                 self.text.len(),
             ),
-        };
-        let call = ToolCall::new(self.id, self.name, self.text);
-        Err(Box::new(self.registry.answer_unrun(&call, error)))
+        })
     }
 }

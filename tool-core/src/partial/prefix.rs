@@ -583,7 +583,7 @@ fn listing(names: &[&str]) -> String {
 }
 
 /// At most 40 characters of `text`, for a message.
-fn shorten(text: &str) -> String {
+pub(super) fn shorten(text: &str) -> String {
     if text.chars().count() <= 40 {
         return text.to_owned();
     }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::lexer::{Lex, Literal, NumberState, run_chars};
+use super::pattern::{Fed, Scan};
 use super::prefix::{self, Conjunction, Kind, Schemas};
 use super::ways::{Way, Ways, bit};
 use crate::error::Problem;
@@ -42,8 +43,11 @@ struct Frame {
     whole: usize,
     /// For a string: whether a limit reads its text (else only its characters are counted).
     keeps_text: bool,
-    /// For a string: whether any limit applies (a length, listed values).
+    /// For a string: whether any limit applies (a length, listed values, a pattern).
     limited: bool,
+    /// For a string: each anchored pattern of a candidate, read as it is written (the
+    /// candidate's index, and the reading).
+    scans: Vec<(usize, Scan)>,
 }
 
 /// What the read has found so far.
@@ -447,8 +451,14 @@ impl<'s> Reader<'s> {
         }
         if kind == Kind::String {
             let ways = &self.ways.all;
-            frame.keeps_text = (frame.candidates.iter())
-                .any(|candidate| !ways[candidate.way].strings.members.is_empty());
+            for (index, candidate) in frame.candidates.iter().enumerate() {
+                let patterns = ways[candidate.way].patterns.iter();
+                let scans = patterns.filter_map(|pattern| Some((index, pattern.scan()?)));
+                frame.scans.extend(scans);
+            }
+            frame.keeps_text = !frame.scans.is_empty()
+                || (frame.candidates.iter())
+                    .any(|candidate| !ways[candidate.way].strings.members.is_empty());
             frame.limited = frame.keeps_text
                 || (frame.candidates.iter())
                     .any(|candidate| ways[candidate.way].strings.max_length.is_some());
@@ -524,6 +534,48 @@ impl<'s> Reader<'s> {
                 .check(&frame.text, frame.chars, complete)
                 .map(|(at, why)| (Some(at), why))
         });
+        if !complete && self.lex != Lex::Stopped && !self.frames[level].scans.is_empty() {
+            self.scan_patterns(level, run);
+        }
+    }
+
+    /// The string's new text read against its candidates' anchored patterns: a
+    /// candidate dies at the byte after which no text can match one of them. (A
+    /// complete string's patterns are the gate's to check.)
+    fn scan_patterns(&mut self, level: usize, run: Option<(usize, usize)>) {
+        let frame = &mut self.frames[level];
+        let mut dead = Vec::new();
+        let mut index = 0;
+        while index < frame.scans.len() {
+            let (candidate, scan) = &mut frame.scans[index];
+            let start = scan.fed;
+            match scan.feed(&frame.text.as_bytes()[start..]) {
+                Fed::Open => index += 1,
+                Fed::Settled => drop(frame.scans.swap_remove(index)),
+                Fed::Dead(at) => {
+                    let why = format!(
+                        "no string beginning \"{}\" matches the pattern {}",
+                        prefix::shorten(
+                            &frame.text[..frame.text.ceil_char_boundary(start + at + 1)]
+                        ),
+                        scan.pattern().source()
+                    );
+                    dead.push((*candidate, start + at, why));
+                    frame.scans.swap_remove(index);
+                }
+            }
+        }
+        for (candidate, at, why) in dead {
+            if !self.frames[level].candidates[candidate].alive {
+                continue;
+            }
+            self.pin = run.map(|(start, before)| start + at.saturating_sub(before));
+            self.kill(level, candidate, Problem::new(self.path_text(), why));
+            self.pin = None;
+            if self.lex == Lex::Stopped {
+                return;
+            }
+        }
     }
 
     fn end_string(&mut self) {
@@ -599,6 +651,7 @@ impl<'s> Reader<'s> {
             && self.spare.len() < 64
         {
             done.candidates.clear();
+            done.scans.clear();
             done.keys.clear();
             done.text.clear();
             done.key = None;
@@ -777,6 +830,7 @@ impl Frame {
             whole: 0,
             keeps_text: false,
             limited: false,
+            scans: Vec::new(),
         }
     }
 }

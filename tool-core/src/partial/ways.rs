@@ -6,6 +6,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
+use super::pattern::PrefixPattern;
 use super::prefix::{self, Conjunction, Kind, NumberLimits, Schemas, StringLimits};
 
 /// Every conjunction met so far, once each, with what is read from it and the ways of
@@ -20,6 +21,8 @@ pub(super) struct Ways<'s> {
 pub(super) struct Way<'s> {
     pub(super) conjunction: Conjunction<'s>,
     pub(super) strings: StringLimits<'s>,
+    /// Its anchored `pattern`s, compiled to be read on a prefix.
+    pub(super) patterns: Vec<Arc<PrefixPattern>>,
     pub(super) closed: Vec<Vec<&'s str>>,
     pub(super) max_items: Option<u64>,
     pub(super) min_items: Option<u64>,
@@ -56,6 +59,10 @@ impl<'s> Ways<'s> {
             .unwrap_or(0);
         self.all.push(Way {
             strings: StringLimits::of(&conjunction),
+            patterns: (conjunction.iter())
+                .filter_map(|schema| schema.get("pattern").and_then(Value::as_str))
+                .filter_map(PrefixPattern::new)
+                .collect(),
             closed: prefix::closed_names(&conjunction),
             max_items: prefix::max_items(&conjunction),
             min_items: prefix::min_items(&conjunction),
