@@ -1,7 +1,9 @@
 //! Providers' wire formats: tool definitions out (each lowered for its target), tool
-//! calls in, results back, tool choice. One file per provider holds all four for it
-//! (`openai.rs`, `anthropic.rs`, `gemini.rs`, `mcp.rs`); this file holds the entry
-//! points, which pick one by [`Dialect`] (its facts: `crate::dialect`).
+//! calls in, results back, tool choice. One file per provider holds its definitions,
+//! calls, results and (except MCP, which has none) tool choice (`openai.rs`,
+//! `anthropic.rs`, `gemini.rs`, `mcp.rs`); this file holds the entry points, which pick
+//! one by [`Dialect`] (its facts: `crate::dialect`), and what the dialects share: the
+//! examples, eager-streaming and hosted-code fields, and the stop reasons.
 
 mod anthropic;
 mod gemini;
@@ -250,10 +252,11 @@ pub const SYNTHESIZED_ID_PREFIX: &str = "toolwright-call-";
 ///   stable one from their position (`toolwright-call-0`).
 /// - MCP: a `tools/call` request (`params.name`, `params.arguments`), id from the request.
 ///
-/// Where the response says the model was stopped before it finished (its output limit:
-/// Chat's `finish_reason: "length"`, Responses' `status: "incomplete"`, Anthropic's
-/// `stop_reason: "max_tokens"`, Gemini's `finishReason: "MAX_TOKENS"`) and the last thing
-/// it wrote is a call, that call is marked [`cut`](ToolCall::cut): the registry answers
+/// Where the response says the model was stopped before it finished (its output limit,
+/// or a filter: Chat's `finish_reason` `"length"` or `"content_filter"`, Responses'
+/// `status: "incomplete"`, Anthropic's `stop_reason` `"max_tokens"` or
+/// `"model_context_window_exceeded"`, Gemini's `finishReason` `"MAX_TOKENS"`,
+/// `"SAFETY"` or `"RECITATION"`) and the last thing it wrote is a call, that call is marked [`cut`](ToolCall::cut): the registry answers
 /// it (write it again, shorter) and never runs it.
 ///
 /// ```
@@ -388,7 +391,7 @@ fn written_for(mut calls: Vec<ToolCall>, dialect: Dialect) -> Vec<ToolCall> {
 /// - OpenAI Responses: `function_call_output` items.
 /// - Anthropic: one `user` message whose content is every `tool_result` block, results
 ///   first, with `is_error` (a [`Content`](crate::content::Content) result's images as image
-///   blocks).
+///   blocks, its tool references as `tool_reference` blocks).
 /// - Gemini: one `user` turn of `functionResponse` parts (`{"output": ...}` or
 ///   `{"error": ...}`).
 /// - MCP: one `CallToolResult` per result: `content` (the model's view as a text block;

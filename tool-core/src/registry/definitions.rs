@@ -66,8 +66,8 @@ impl Registry {
     }
 
     /// Every registered tool's definition in `dialect`, in registration order: tools
-    /// turned off with [`Registry::set_enabled`], hidden by a visibility rule or
-    /// deferred behind a search included. For snapshots, checks and tooling; **not**
+    /// turned off with [`Registry::set_enabled`], hidden by a visibility rule, offered
+    /// only to other models or only to programs, or deferred behind a search included. For snapshots, checks and tooling; **not**
     /// what to send a model, which is [`Registry::definitions`] (what the caller is
     /// offered). Or every construct, in every tool, that the dialect cannot express.
     pub fn all_definitions(&self, dialect: Dialect) -> Result<Vec<Value>, LoweringErrors> {
@@ -78,8 +78,8 @@ impl Registry {
     }
 
     /// [`Registry::all_definitions`], rendered on the first call and then shared: every
-    /// later call is a reference count (specs do not change once registered; adding a
-    /// tool renders again). For a harness that sends the same list on every request.
+    /// later call is a reference count (specs do not change once the registry is
+    /// built). For a harness that sends the same list on every request.
     pub fn all_definitions_shared(
         &self,
         dialect: Dialect,
@@ -94,11 +94,16 @@ impl Registry {
     }
 
     /// The definitions to send a model in `dialect`, for the caller and conversation in
-    /// `ctx`: the tools it is offered, in registration order. All of them, unless [`RegistryBuilder::with_visibility`](super::RegistryBuilder::with_visibility) decides, some are turned off
-    /// ([`Registry::set_enabled`]), or the registry defers its tools behind a search
-    /// (`with_tool_search`, feature `search`): then `search_tools`, the tools always
-    /// loaded and those the conversation loaded (`LoadedTools` in `ctx`), and for
-    /// Anthropic every other tool too, marked `defer_loading: true`.
+    /// `ctx`: the tools it is offered, in registration order. All of them, unless
+    /// [`RegistryBuilder::with_visibility`](super::RegistryBuilder::with_visibility)
+    /// decides, some are turned off ([`Registry::set_enabled`]), offered only to other
+    /// models ([`RegistryBuilder::offer_only_to`](super::RegistryBuilder::offer_only_to):
+    /// the [`Model`](crate::model::Model) in `ctx`) or only to programs (`callers`), or
+    /// the registry defers its tools behind a search (`with_tool_search`, feature
+    /// `search`): then `search_tools` (or, with `provider_search` on Anthropic,
+    /// Anthropic's own tool search tool), the tools always loaded and those the
+    /// conversation loaded (`LoadedTools` in `ctx`), and for Anthropic every other tool
+    /// too, marked `defer_loading: true`.
     pub fn definitions(
         &self,
         ctx: &Context,
