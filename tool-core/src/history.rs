@@ -8,11 +8,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
-use crate::call::{CallArguments, ToolResult};
+use crate::call::{CallArguments, ToolCall, ToolResult};
 use crate::context::Context;
 use crate::effect::Effect;
 use crate::error::ToolError;
-use crate::tool::ToolOutput;
+use crate::tool::{ToolOutcome, ToolOutput};
 
 /// The calls of one run, oldest first: put one in the context of the run's calls
 /// (`Context::with(RunHistory::new())`), and a registry built
@@ -123,20 +123,47 @@ impl RunHistory {
 /// registry records histories) and `ctx` keeps one.
 #[inline]
 pub(crate) fn record(on: bool, ctx: &Context, arguments: &CallArguments, result: &ToolResult) {
-    if !on {
-        return;
+    if on {
+        push(
+            ctx,
+            &result.call_id,
+            &result.name,
+            arguments,
+            result.effect,
+            &result.outcome,
+        );
     }
+}
+
+/// [`record`] for a call whose result is not made yet (the registry records histories).
+pub(crate) fn record_parts(
+    ctx: &Context,
+    call: &ToolCall,
+    effect: Option<Effect>,
+    outcome: &ToolOutcome,
+) {
+    push(ctx, &call.id, &call.name, &call.arguments, effect, outcome);
+}
+
+fn push(
+    ctx: &Context,
+    call_id: &str,
+    name: &str,
+    arguments: &CallArguments,
+    effect: Option<Effect>,
+    outcome: &ToolOutcome,
+) {
     if let Some(history) = ctx.get::<RunHistory>() {
         let arguments = match arguments {
             CallArguments::Json(json) => serde_json::from_str(json).unwrap_or(Value::Null),
             CallArguments::Value(value) => value.clone(),
         };
         history.push(RecordedCall {
-            call_id: result.call_id.clone(),
-            name: result.name.clone(),
+            call_id: call_id.to_owned(),
+            name: name.to_owned(),
             arguments,
-            effect: result.effect,
-            outcome: result.outcome.clone(),
+            effect,
+            outcome: outcome.clone(),
         });
     }
 }

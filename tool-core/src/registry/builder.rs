@@ -447,6 +447,10 @@ impl RegistryBuilder {
             .collect::<Vec<_>>();
         let mut switches = super::enabled::Switches::new(entries.len());
         switches.toggles = self.toggles;
+        let per_caller = self.settings.visibility.is_some()
+            || self.model_rules.any()
+            || programs_only
+            || extensions.iter().any(|extension| extension.filters());
         let registry = Registry {
             entries,
             by_name: self.by_name,
@@ -457,6 +461,7 @@ impl RegistryBuilder {
             extensions,
             programs_only,
             model_rules: self.model_rules,
+            per_caller,
         };
         let errors: Vec<RegistryError> = (registry.extensions())
             .filter_map(|extension| extension.built(&registry).err())

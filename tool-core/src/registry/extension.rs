@@ -101,7 +101,9 @@ pub(crate) trait Extension: std::any::Any + Send + Sync {
         None
     }
 
-    /// Whether it makes some caller offered fewer tools than are registered.
+    /// Whether it makes some caller offered fewer tools than are registered (asked once,
+    /// at build: an extension that does not filter is never asked
+    /// [`Extension::callable`]).
     fn filters(&self) -> bool {
         false
     }

@@ -71,6 +71,10 @@ pub struct Registry {
     programs_only: bool,
     /// The tool sets per model ([`RegistryBuilder::offer_only_to`]).
     model_rules: models::ModelRules,
+    /// Whether something other than a switch decides per caller what it is offered (a
+    /// visibility rule, per-model sets, program-only tools, an extension that filters):
+    /// fixed at build, so a call to a registry with none is offered without asking.
+    per_caller: bool,
 }
 
 /// One registered tool and what its calls go through, resolved when the registry was

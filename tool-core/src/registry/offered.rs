@@ -21,11 +21,7 @@ impl Registry {
     /// Whether some caller is offered fewer tools than are registered: a visibility rule,
     /// or a tool turned off.
     pub(crate) fn filters(&self) -> bool {
-        self.has_visibility()
-            || self.model_rules.any()
-            || self.switches.any_off()
-            || self.programs_only
-            || self.extensions().any(|extension| extension.filters())
+        self.per_caller || self.switches.any_off()
     }
 
     /// The names of the tools, closest to `name` first (for "did you mean").
@@ -48,6 +44,9 @@ impl Registry {
     /// to no one).
     #[inline]
     pub(crate) fn offered(&self, ctx: Option<&Context>, spec: &ToolSpec) -> bool {
+        if !self.filters() {
+            return true;
+        }
         if let Some(ctx) = ctx
             && !self
                 .extensions()
