@@ -255,3 +255,46 @@ async fn a_streamed_call_to_an_unknown_tool_is_answered_not_stopped() {
     let read = tool_results(&model.requests()[1].chat_history);
     assert!(read[0].0.contains("add"), "{read:?}");
 }
+
+#[tokio::test]
+async fn a_call_cut_by_the_output_limit_is_answered_not_run() {
+    use rig_core::test_utils::MockStreamEvent as Event;
+    let cut = |id: &str, arguments: &str| {
+        vec![
+            Event::tool_call_name_delta(id, "delete_file"),
+            Event::tool_call_arguments_delta(id, arguments),
+            Event::FinalResponse(rig_core::operation::Finish {
+                usage: Default::default(),
+                reason: Some(rig_core::completion::FinishReason::Length),
+                response_id: None,
+                model: None,
+                error: None,
+            }),
+        ]
+    };
+    let model = MockCompletionModel::from_stream_turns([
+        // Whole JSON, but the turn stopped for its output limit while the call was the
+        // last thing written: the path may be the start of a longer one.
+        cut("t1", r#"{"path": "notes"}"#),
+        vec![
+            Event::text("done"),
+            Event::final_response_with_total_tokens(1),
+        ],
+    ]);
+    let registry = std::sync::Arc::new(
+        toolwright::Registry::builder()
+            .with(crate::DeleteFile)
+            .defaults(toolwright::ToolSettings::new().policy(toolwright::policy::AllowAll))
+            .build()
+            .unwrap(),
+    );
+    let (ctx, deleted) = context();
+    let tools = RigTools::new(registry).with_context(ctx);
+    let (_, error) = stream(&model, &tools).await;
+    assert_eq!(error, None);
+    let read = tool_results(&model.requests()[1].chat_history);
+    assert_eq!(read.len(), 1);
+    assert!(read[0].0.contains("was cut off before its end"), "{read:?}");
+    assert!(read[0].0.contains("length"), "{read:?}");
+    assert_eq!(deleted.count(), 0, "the cut call did not run");
+}

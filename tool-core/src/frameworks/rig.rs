@@ -33,8 +33,13 @@
 //! that no further text can make valid (a string where a number goes, an argument the
 //! tool does not take, a value past its limit, malformed JSON) stops the run there, before
 //! the model writes the rest, with every problem as the reason. Without it, a streamed
-//! call is checked once complete, as any call. A call whose stream is cut reaches rig's
-//! invalid-call hook as arguments that do not parse, and is answered, never run.
+//! call is checked once complete, as any call.
+//!
+//! A call the model was still writing when its turn stopped for the output limit or a
+//! filter (rig's `FinishReason::Length` or `ContentFilter` on a turn that ends with the
+//! call) never runs, even when its arguments happen to be whole JSON: rig would run it,
+//! so the hook skips it, and the model reads that it was cut off and must write it
+//! again, shorter.
 //!
 //! Approval: rig's tools cannot pause a run for a person (its hooks can deny a call or
 //! stop the run, not wait for a ticket to be decided elsewhere). A call that needs
@@ -46,10 +51,11 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rig_agent::agent::{
-    AgentBuilder, AgentHook, HookContext, InvalidToolCallAction, InvalidToolCallContext,
-    InvalidToolCallReason, NoToolConfig, ObservationAction, StepEventKind, ToolCallDelta,
-    WithBuilderTools,
+    AgentBuilder, AgentHook, DispatchAction, DispatchEvent, HookContext, InvalidToolCallAction,
+    InvalidToolCallContext, InvalidToolCallReason, ModelTurnAction, ModelTurnFinished,
+    NoToolConfig, ObservationAction, StepEventKind, ToolCallDelta, WithBuilderTools,
 };
+use rig_core::completion::{AssistantContent, FinishReason};
 use rustc_hash::FxHashMap;
 use rig_core::message::ToolName;
 use rig_core::tool::{DynamicTool, ToolContext, ToolErrorKind, ToolExecutionError, ToolOutput};
@@ -236,13 +242,71 @@ impl AgentHook for RigHook {
         async move { action }
     }
 
+    fn on_model_turn_finished(
+        &self,
+        hook: &HookContext,
+        event: ModelTurnFinished<'_>,
+    ) -> impl Future<Output = ModelTurnAction> + Send {
+        let reason = match event.finish_reason {
+            Some(FinishReason::Length) => Some("length"),
+            Some(FinishReason::ContentFilter) => Some("content_filter"),
+            _ => None,
+        };
+        if let Some(reason) = reason
+            && let Some(AssistantContent::ToolCall(call)) = event.content.last()
+        {
+            hook.scratchpad().insert(CutCall {
+                turn: event.turn,
+                id: call.id.to_string(),
+                reason,
+            });
+        }
+        async { ModelTurnAction::Continue }
+    }
+
+    fn on_dispatch(
+        &self,
+        hook: &HookContext,
+        event: DispatchEvent<'_>,
+    ) -> impl Future<Output = DispatchAction> + Send {
+        let runner = &self.0.runner;
+        let cut = hook.scratchpad().get::<CutCall>().filter(|cut| {
+            event.turn == cut.turn && event.call_id.is_some_and(|id| id.to_string() == cut.id)
+        });
+        let call = cut.zip(event.tool_name()).map(|(cut, name)| {
+            let mut call = ToolCall::new(cut.id, name, event.tool_args().unwrap_or_default());
+            call.cut = Some(cut.reason.to_owned());
+            call
+        });
+        async move {
+            match call {
+                // The gate answers a cut call without running it.
+                Some(call) => {
+                    let answer = runner.dispatch(&runner.ctx, call).await;
+                    DispatchAction::skip(answer.for_model())
+                }
+                None => DispatchAction::Proceed,
+            }
+        }
+    }
+
     fn observes(&self, kind: StepEventKind) -> bool {
         match kind {
-            StepEventKind::InvalidToolCall => true,
+            StepEventKind::InvalidToolCall
+            | StepEventKind::ModelTurnFinished
+            | StepEventKind::ToolDispatch => true,
             StepEventKind::ToolCallDelta => self.0.stop_hopeless,
             _ => false,
         }
     }
+}
+
+/// The call a turn ended with when the turn stopped for the output limit or a filter.
+#[derive(Clone)]
+struct CutCall {
+    turn: usize,
+    id: String,
+    reason: &'static str,
 }
 
 self_cell::self_cell!(
