@@ -66,6 +66,7 @@ pub(super) enum NumberState {
 }
 
 impl NumberState {
+    #[inline]
     pub(super) fn complete(self) -> bool {
         matches!(
             self,
@@ -73,6 +74,7 @@ impl NumberState {
         )
     }
 
+    #[inline]
     pub(super) fn next(self, byte: u8) -> Option<NumberState> {
         use NumberState::*;
         Some(match (self, byte) {
@@ -90,6 +92,7 @@ impl NumberState {
 }
 
 /// The characters in a run of a string's text.
+#[inline]
 pub(super) fn run_chars(run: &str) -> u64 {
     run.chars().count() as u64
 }

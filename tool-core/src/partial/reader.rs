@@ -87,6 +87,7 @@ impl<'s> Reader<'s> {
         let mut ways = Ways {
             schemas,
             all: Vec::new(),
+            patterns: false,
         };
         let root = ways.add_all(schemas.alternatives(schema));
         Self {
@@ -451,10 +452,12 @@ impl<'s> Reader<'s> {
         }
         if kind == Kind::String {
             let ways = &self.ways.all;
-            for (index, candidate) in frame.candidates.iter().enumerate() {
-                let patterns = ways[candidate.way].patterns.iter();
-                let scans = patterns.filter_map(|pattern| Some((index, pattern.scan()?)));
-                frame.scans.extend(scans);
+            if self.ways.patterns {
+                for (index, candidate) in frame.candidates.iter().enumerate() {
+                    let patterns = ways[candidate.way].patterns.iter();
+                    let scans = patterns.filter_map(|pattern| Some((index, pattern.scan()?)));
+                    frame.scans.extend(scans);
+                }
             }
             frame.keeps_text = !frame.scans.is_empty()
                 || (frame.candidates.iter())

@@ -15,6 +15,8 @@ use super::prefix::{self, Conjunction, Kind, NumberLimits, Schemas, StringLimits
 pub(super) struct Ways<'s> {
     pub(super) schemas: Schemas<'s>,
     pub(super) all: Vec<Way<'s>>,
+    /// Whether any way has a pattern read on prefixes (else strings skip looking).
+    pub(super) patterns: bool,
 }
 
 /// One conjunction and its facts.
@@ -42,6 +44,7 @@ pub(super) struct Way<'s> {
 /// A member's or an item's ways, or why there is no such member or item.
 pub(super) type Children = Result<Arc<[usize]>, String>;
 
+#[inline]
 pub(super) fn bit(kind: Kind) -> u8 {
     1 << Kind::ALL.iter().position(|k| *k == kind).unwrap_or(0)
 }
@@ -57,12 +60,14 @@ impl<'s> Ways<'s> {
             .map(Vec::len)
             .max()
             .unwrap_or(0);
+        let patterns: Vec<Arc<PrefixPattern>> = (conjunction.iter())
+            .filter_map(|schema| schema.get("pattern").and_then(Value::as_str))
+            .filter_map(PrefixPattern::new)
+            .collect();
+        self.patterns |= !patterns.is_empty();
         self.all.push(Way {
             strings: StringLimits::of(&conjunction),
-            patterns: (conjunction.iter())
-                .filter_map(|schema| schema.get("pattern").and_then(Value::as_str))
-                .filter_map(PrefixPattern::new)
-                .collect(),
+            patterns,
             closed: prefix::closed_names(&conjunction),
             max_items: prefix::max_items(&conjunction),
             min_items: prefix::min_items(&conjunction),
@@ -87,6 +92,7 @@ impl<'s> Ways<'s> {
             .collect()
     }
 
+    #[inline]
     pub(super) fn member(&mut self, way: usize, key: &str) -> Children {
         if let Some(children) = self.all[way].members.get(key) {
             return children.clone();
@@ -103,6 +109,7 @@ impl<'s> Ways<'s> {
         children
     }
 
+    #[inline]
     pub(super) fn item(&mut self, way: usize, index: usize) -> Children {
         let slot = index.min(self.all[way].prefix_items);
         if let Some(children) = self.all[way].items.get(&slot) {
