@@ -171,7 +171,7 @@ pub trait Tool: Send + Sync + 'static {
     /// ([`ToolResult::source`](crate::ToolResult::source)), and an MCP server re-serving
     /// the tool passes it on in the result's `_meta` (`dev.toolwright/source`), so what a
     /// stranger wrote is never mistaken for the program's own words. `None` (the
-    /// default) for the program's own tools.
+    /// default) for the program's own tools. Asked once, when the registry is built.
     fn source(&self) -> Option<Arc<str>> {
         None
     }

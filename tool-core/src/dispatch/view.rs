@@ -72,7 +72,7 @@ impl Registry {
             effect: notes.effect,
             duplicate: notes.duplicate,
             ticket: notes.ticket,
-            source: notes.entry.and_then(|entry| entry.tool.source()),
+            source: notes.entry.and_then(|entry| entry.source.clone()),
             program,
         }
     }

@@ -440,6 +440,7 @@ impl RegistryBuilder {
             .into_iter()
             .zip(own)
             .map(|(pending, own)| Entry {
+                source: pending.tool.source(),
                 tool: pending.tool,
                 settings: Resolved::of(defaults, own.as_ref()),
                 builtin: pending.builtin,

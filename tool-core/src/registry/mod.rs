@@ -86,6 +86,8 @@ pub(crate) struct Entry {
     /// For an extension's built-in tool (`search_tools`, `run_code`), the extension
     /// that runs it in place of [`Tool::run`]: its index in the registry's list.
     pub(crate) builtin: Option<usize>,
+    /// [`Tool::source`], asked once: every result of the tool carries it.
+    pub(crate) source: Option<Arc<str>>,
 }
 
 /// Context values the registry's tools need and the context lacks.

@@ -20,6 +20,7 @@ impl Registry {
 
     /// Whether some caller is offered fewer tools than are registered: a visibility rule,
     /// or a tool turned off.
+    #[inline]
     pub(crate) fn filters(&self) -> bool {
         self.per_caller || self.switches.any_off()
     }
